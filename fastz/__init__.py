@@ -1,0 +1,2 @@
+"""fastz: whole-genome gapped DNA alignment, byte-identical to LASTZ 1.04.22."""
+__version__ = "0.1.0"

@@ -1,0 +1,141 @@
+"""Records passed between stages: plain numpy arrays, no per-item objects.
+
+Coordinates are 0-based offsets into a loaded sequence buffer (``Sequence.chars``);
+for the query's minus strand they are offsets into the reverse-complemented buffer,
+as in LASTZ.  Only the writers in ``fastz.io.formats`` convert to 1-based or to
+original-sequence coordinates.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# --- Sequences -----------------------------------------------------------------
+
+
+@dataclass
+class Partitions:
+    """Sub-sequences of a partitioned sequence (``[multiple]``), one entry each.
+
+    The buffer holds a NUL byte before the first sub-sequence, between each pair and
+    after the last, as LASTZ lays it out, so no extension can cross a boundary.
+    """
+
+    offset: np.ndarray            # int64: index in Sequence.chars of the sub-sequence's first base
+    length: np.ndarray            # int64: loaded length of each sub-sequence
+    start: np.ndarray             # int64: 0-based start of the loaded subrange in the source record
+    true_length: np.ndarray       # int64: full length of the source record
+    contig: np.ndarray            # int64: 1-based index of the record in its file
+    names: list[str]              # short names (AXT/MAF/general/...)
+    headers: list[str]            # full headers (LAV h stanza)
+
+    def locate(self, pos: np.ndarray | int) -> np.ndarray | int:
+        """Index of the sub-sequence holding buffer position(s) ``pos``."""
+        return np.searchsorted(self.offset, pos, side="right") - 1
+
+
+@dataclass
+class Sequence:
+    """One loaded sequence (or one partitioned group of sequences)."""
+
+    chars: np.ndarray             # uint8 ASCII bytes as LASTZ stores them (case kept), after
+                                  # subrange extraction, masking and reverse complement
+    name: str                     # short name (LASTZ's name parsing, section 2.2 of the spec)
+    header: str                   # full header as LAV prints it (e.g. "> cat")
+    filename: str                 # file name as LAV's s stanza prints it ("(stdin)" for stdin)
+    contig: int = 1               # 1-based index of the record in its file
+    start: int = 0                # 0-based start of the loaded subrange in the source record
+    true_length: int = 0          # length of the whole source record
+    revcomp: bool = False         # loaded reverse-complemented (trailing '-' / revcomp action)
+    partitions: Partitions | None = None   # set for [multiple] / separator sequences
+
+    def __len__(self) -> int:
+        return int(self.chars.shape[0])
+
+
+# --- Stage boundaries -----------------------------------------------------------------
+
+#: HSPs / seed hits, in discovery order.  pos = start of the gap-free segment.
+HSP_DTYPE = np.dtype([
+    ("pos1", np.int64),      # 0-based start in the target buffer
+    ("pos2", np.int64),      # 0-based start in the query strand buffer
+    ("length", np.int64),    # number of aligned columns
+    ("score", np.int64),     # (entropy-adjusted) score
+])
+
+#: Anchor points in processing order (score desc, pos2 asc, pos1 asc).
+ANCHOR_DTYPE = np.dtype([
+    ("pos1", np.int64),      # 0-based target position of the anchor base pair
+    ("pos2", np.int64),      # 0-based query (strand buffer) position
+    ("score", np.int64),     # score of the HSP the anchor came from
+])
+
+# CIGAR-like edit operations, BAM encoded as (run_length << 4) | op.
+OP_MATCH = 0      # substitution run: target and query both advance
+OP_INS = 1        # query base against a gap (query advances): LASTZ's "insertion"
+OP_DEL = 2        # target base against a gap (target advances): LASTZ's "deletion"
+
+
+@dataclass
+class Alignments:
+    """Alignments of one query strand against the target, in output order."""
+
+    beg1: np.ndarray              # int64: 0-based target start
+    end1: np.ndarray              # int64: target end, exclusive
+    beg2: np.ndarray              # int64: 0-based query start (strand buffer)
+    end2: np.ndarray              # int64: query end, exclusive
+    score: np.ndarray             # int64
+    ops_start: np.ndarray         # int64[n+1]: ops of alignment k are ops[ops_start[k]:ops_start[k+1]]
+    ops: np.ndarray               # uint32: (run_length << 4) | OP_*
+    kind: str = "gapped"          # "gapped" | "hsp" | "hit": LAV percent identity differs
+
+    def __len__(self) -> int:
+        return int(self.beg1.shape[0])
+
+    @classmethod
+    def empty(cls, kind: str = "gapped") -> "Alignments":
+        z = np.zeros(0, np.int64)
+        return cls(z, z, z, z, z, np.zeros(1, np.int64), np.zeros(0, np.uint32), kind)
+
+    @classmethod
+    def from_hsps(cls, hsps: np.ndarray, kind: str = "hsp") -> "Alignments":
+        """Gap-free segments (HSP_DTYPE rows) as alignments with a single match run."""
+        n = hsps.shape[0]
+        length = hsps["length"].astype(np.int64)
+        return cls(
+            beg1=hsps["pos1"].astype(np.int64),
+            end1=(hsps["pos1"] + length).astype(np.int64),
+            beg2=hsps["pos2"].astype(np.int64),
+            end2=(hsps["pos2"] + length).astype(np.int64),
+            score=hsps["score"].astype(np.int64),
+            ops_start=np.arange(n + 1, dtype=np.int64),
+            ops=((length.astype(np.uint32) << np.uint32(4)) | np.uint32(OP_MATCH)).astype(np.uint32),
+            kind=kind,
+        )
+
+    def cigar(self, k: int) -> list[tuple[int, int]]:
+        """Edit script of alignment k as [(op, run_length), ...]."""
+        run = self.ops[self.ops_start[k]:self.ops_start[k + 1]]
+        return [(int(x) & 0xF, int(x) >> 4) for x in run]
+
+    def subset(self, keep: np.ndarray) -> "Alignments":
+        """Alignments selected by a boolean mask or index array, order kept."""
+        idx = np.arange(len(self))[keep]
+        counts = np.diff(self.ops_start)[idx]
+        starts = np.zeros(idx.shape[0] + 1, np.int64)
+        np.cumsum(counts, out=starts[1:])
+        ops = (np.concatenate([self.ops[self.ops_start[k]:self.ops_start[k + 1]] for k in idx])
+               if idx.shape[0] else np.zeros(0, np.uint32))
+        return Alignments(self.beg1[idx], self.end1[idx], self.beg2[idx], self.end2[idx],
+                          self.score[idx], starts, ops.astype(np.uint32), self.kind)
+
+
+@dataclass
+class StrandResult:
+    """What one query strand produced, ready for the writers."""
+
+    query: Sequence               # the strand buffer (reverse-complemented for '-')
+    strand: str                   # "+" or "-"
+    alignments: Alignments
+    stats: dict = field(default_factory=dict)

@@ -22,7 +22,7 @@ from .bounds import (
 )
 from .ydrop import (
     EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow1, _grow2,
-    one_sided, traceback,
+    one_sided, padded, traceback,
 )
 
 # statistics slots
@@ -34,20 +34,20 @@ WORST_SCORE = -2147483648    # LASTZ's worstPossibleScore (alignment of indels o
 
 
 @njit(cache=True)
-def _extend_side(T, Q, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
+def _extend_side(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
                  tb_cells, al, sg, lseg, laln, rseg, raln, alist, ws, act, stamp,
                  two_pass, rows, eager, tb, tbrow, rect, opbuf, stats):
     """One side of an extension: (score, end_r, end_c, truncated, nops, buffers...)."""
     if not two_pass:
         score, er, ec, trunc, cells, ws, act, rows, tb, tbrow = one_sided(
-            T, Q, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
+            seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
             al, sg, lseg, laln, rseg, raln, alist, ws, act, stamp, MODE_FULL,
             rows, eager, tb, tbrow, 0, 0)
         stats[ST_CELLS_INSPECT] += cells
         nops, opbuf = traceback(MODE_FULL, er, ec, tb, tbrow, eager, 0, opbuf)
         return score, er, ec, trunc, nops, ws, act, rows, tb, tbrow, rect, opbuf
     score, er, ec, trunc, cells, ws, act, rows, tb, tbrow = one_sided(
-        T, Q, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
+        seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
         al, sg, lseg, laln, rseg, raln, alist, ws, act, stamp, MODE_INSPECT,
         rows, eager, tb, tbrow, 0, 0)
     stats[ST_CELLS_INSPECT] += cells
@@ -56,7 +56,7 @@ def _extend_side(T, Q, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, 
         nops, opbuf = traceback(MODE_INSPECT, er, ec, tb, tbrow, eager, 0, opbuf)
         return score, er, ec, trunc, nops, ws, act, rows, tb, tbrow, rect, opbuf
     _s, _r, _c, _t, cells, ws, act, rows, rect, tbrow = one_sided(
-        T, Q, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
+        seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
         al, sg, lseg, laln, rseg, raln, alist, ws, act, stamp + (1 << 31), MODE_EXECUTE,
         rows, eager, rect, tbrow, er, ec)
     stats[ST_CELLS_EXECUTE] += cells
@@ -171,6 +171,7 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
     lbuf = np.zeros(256, np.int64)
     rbuf = np.zeros(256, np.int64)
     runs = np.zeros((64, 2), np.int64)
+    seqs = padded(T, Q)
     head_s = NONE
     head_e = NONE
     nal = 0
@@ -209,12 +210,12 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
         # left (reverse) then right (forward), as ydrop_align does
         stamp += 1 << 32
         sl, el1, el2, tl, nl, ws, act, rows, tb, tbrow, rect, lbuf = _extend_side(
-            T, Q, True, a1, a2, a1 + 1 - lo1[k], a2 + 1 - lo2[k], sub, gap_open,
+            seqs, True, a1, a2, a1 + 1 - lo1[k], a2 + 1 - lo2[k], sub, gap_open,
             gap_extend, ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, below,
             ws, act, stamp, two_pass, rows, eager, tb, tbrow, rect, lbuf, stats)
         stamp += 1 << 32
         sr, er1, er2, tr, nr, ws, act, rows, tb, tbrow, rect, rbuf = _extend_side(
-            T, Q, False, a1, a2, hi1[k] - (a1 + 1), hi2[k] - (a2 + 1), sub, gap_open,
+            seqs, False, a1, a2, hi1[k] - (a1 + 1), hi2[k] - (a2 + 1), sub, gap_open,
             gap_extend, ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, above,
             ws, act, stamp, two_pass, rows, eager, tb, tbrow, rect, rbuf, stats)
         stats[ST_SIDES] += 2
@@ -344,3 +345,30 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
             cnt += 1
         q = al[q, A_NEXT]
     return order[:cnt], al[:nal], ops[:nops_all], stats, trunc[:ntrunc]
+
+
+@njit(cache=True)
+def extend_one_side(T, Q, a1, a2, reverse, sub, gap_open, gap_extend, ydrop, trim,
+                    tb_cells, two_pass):
+    """One unbounded one-sided extension (no earlier alignments): for tests.
+
+    Returns (score, end_row, end_col, truncated, ops) with ops in DP order from
+    the anchor outwards (0 sub, 1 ins, 2 del).
+    """
+    al = np.full((1, A_FIELDS), NONE, np.int64)
+    sg = np.zeros((1, S_FIELDS), np.int64)
+    stats = np.zeros(N_STATS, np.int64)
+    if reverse:
+        M = a1 + 1
+        N = a2 + 1
+    else:
+        M = T.shape[0] - (a1 + 1)
+        N = Q.shape[0] - (a2 + 1)
+    score, er, ec, trunc, nops, ws, act, rows, tb, tbrow, rect, buf = _extend_side(
+        padded(T, Q), reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
+        tb_cells, al, sg, NONE, NONE, NONE, NONE, NONE,
+        np.zeros((16, 3), np.int64), np.zeros((1, ACT_FIELDS), np.int64), 0, two_pass,
+        np.zeros((16, ROW_FIELDS), np.int64), np.zeros((EAGER, EAGER), np.uint8),
+        np.zeros(16, np.uint8), np.zeros(16, np.int64), np.zeros(16, np.uint8),
+        np.zeros(16, np.int64), stats)
+    return score, er, ec, trunc, buf[:nops][::-1].copy()

@@ -49,13 +49,18 @@ ROW_RY = 1                    # right bound after the row was finished
 ROW_FIELDS = 2
 
 
-@njit(cache=True, inline="always")
-def _char(seq, start, step, k):
-    """seq[start + step*k], or NUL (0) outside the sequence."""
-    p = start + step * k
-    if p < 0 or p >= seq.shape[0]:
-        return 0
-    return seq[p]
+@njit(cache=True)
+def padded(T, Q):
+    """(Tf, Tr, Qf, Qr): each buffer with a NUL at both ends, and its reverse.
+
+    LASTZ's sequences carry NUL terminators that score "very bad"; the DP reads
+    one column past its last one, which lands on such a NUL.
+    """
+    Tf = np.zeros(T.shape[0] + 2, np.uint8)
+    Tf[1:-1] = T
+    Qf = np.zeros(Q.shape[0] + 2, np.uint8)
+    Qf[1:-1] = Q
+    return Tf, Tf[::-1].copy(), Qf, Qf[::-1].copy()
 
 
 @njit(cache=True)
@@ -79,14 +84,15 @@ def _grow2(a, need):
 
 
 @njit(cache=True)
-def one_sided(T, Q, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
+def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
               tb_cells, al, sg, lseg0, laln0, rseg0, raln0, alist0,
               ws, act, stamp0, mode, rows, eager, tb, tbrow, exec_r, exec_c):
     """Extend from anchor (a1, a2) in one direction.
 
     Parameters
     ----------
-    T, Q : uint8 arrays, whole target and query (strand) buffers.
+    seqs : (Tf, Tr, Qf, Qr) from ``padded``: target and query-strand buffers with
+        a NUL at each end, forwards and reversed, so no access needs a check.
     reverse : bool; True = towards lower positions (includes the anchor pair).
     M, N : rows / columns available (sequence lengths in this direction).
     sub : int32[256, 256] unmasked substitution scores.
@@ -121,14 +127,17 @@ def one_sided(T, Q, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
         tail = Y // E + 6
     else:
         tail = N + 1 if N < 500_000 else 500_000
+    Tf, Tr, Qf, Qr = seqs
     if reverse:
-        s1 = a1 + 1
-        s2 = a2 + 1
-        step = -1
+        A = Tr
+        B = Qr
+        s1 = Tr.shape[0] - 3 - a1      # A[s1 + r] = T[a1 + 1 - r]
+        s2 = Qr.shape[0] - 3 - a2      # B[s2 + c] = Q[a2 + 1 - c]
     else:
-        s1 = a1
-        s2 = a2
-        step = 1
+        A = Tf
+        B = Qf
+        s1 = a1 + 1                    # A[s1 + r] = T[a1 + r]
+        s2 = a2 + 1                    # B[s2 + c] = Q[a2 + c]
     full = mode == MODE_FULL
     inspect = mode == MODE_INSPECT
     execute = mode == MODE_EXECUTE
@@ -241,7 +250,7 @@ def one_sided(T, Q, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
             tbrow[row] = used - LY
             tb = _grow1(tb, used + (RY - LY) + tail + 2)
         tbase = used - LY
-        ach = _char(T, s1, step, row)
+        ach = A[s1 + row]
         subrow = sub[ach]
         col = LY
         swept_from = LY
@@ -295,7 +304,7 @@ def one_sided(T, Q, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
                         i = c_open
                     else:
                         link |= I_EXT
-            c_next = ws[rd, 0] + subrow[_char(Q, s2, step, col + 1)]
+            c_next = ws[rd, 0] + subrow[B[s2 + col + 1]]
             if pruned:
                 link = 0
                 if col == LY:

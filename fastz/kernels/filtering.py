@@ -1,0 +1,188 @@
+"""Seed search with immediate gap-free x-drop filtering (CPU kernels).
+
+One sequential loop per query strand, because LASTZ's 65,536-bucket diagonal hash
+makes each hit's fate depend on the hits before it.  Mirrors LASTZ ``seed_search.c``:
+``private_hit_search`` / ``private_hit_search_resolve`` (query scan and key order),
+``find_table_matches`` (target ends descending), ``process_for_simple_hit`` and
+``process_for_plain_hit`` (the hit processors) and ``xdrop_extend_seed_hit``.
+
+The per-hit arithmetic (x-drop, entropy, peak) is in ``kernels/cells.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import cells
+from .seeding import lookup, window_key
+
+_xdrop_extend = njit(cache=True)(cells.xdrop_extend)
+_entropy = njit(cache=True)(cells.entropy)
+_segment_score = njit(cache=True)(cells.segment_score)
+_segment_peak = njit(cache=True)(cells.segment_peak)
+
+DIAG_HASH_SIZE = 65536        # LASTZ diagHashSize
+DIAG_HASH_MASK = DIAG_HASH_SIZE - 1
+
+#: Hit processors.
+MODE_XDROP = 0     # process_for_simple_hit + xdrop_extend_seed_hit (default)
+MODE_NOEXTEND = 1  # process_for_simple_hit with --nogfextend: diagonal filter only
+MODE_PLAIN = 2     # process_for_plain_hit (--nogfextend --nogapped): every hit
+
+
+@njit(cache=True)
+def _grow(out, n):
+    """``out`` with room for at least one more row (doubling)."""
+    if n < out.shape[0]:
+        return out
+    bigger = np.empty((2 * out.shape[0], out.shape[1]), out.dtype)
+    bigger[:n] = out[:n]
+    return bigger
+
+
+@njit(cache=True)
+def search_strand(dir_, low, pos, low_bits,
+                  seed_len, care_off, care_bits, flips, resolve_off, trans,
+                  t, q, qcodes, len1, len2,
+                  table, xdrop, hspthresh, ent_lo, ent_hi, mode):
+    """Seed hits of one query strand, processed in LASTZ's order.
+
+    Parameters
+    ----------
+    dir_, low, pos, low_bits
+        The target index (``kernels.seeding.build_index_arrays``).
+    seed_len, care_off, care_bits, flips, resolve_off
+        The seed (``pipeline.seeding.SeedSpec``); ``flips`` in LASTZ's try order.
+    trans : int
+        Transitions allowed in a hit (0, 1 or 2).
+    t, q : uint8 arrays
+        Target and query strand buffers.
+    qcodes : int8 array
+        Seed codes of ``q``.
+    len1, len2 : int
+        Lengths of ``t`` and ``q`` as LASTZ counts them (no trailing NUL).
+    table : int32[256, 256]
+        Masked substitution scores.
+    xdrop, hspthresh : int
+        X-drop and (fixed) HSP score threshold (inclusive).
+    ent_lo, ent_hi : int
+        Entropy-adjust scores in ``[ent_lo, ent_hi]``; pass ``ent_lo > ent_hi`` for off.
+    mode : int
+        ``MODE_XDROP``, ``MODE_NOEXTEND`` or ``MODE_PLAIN``.
+
+    Returns
+    -------
+    (rows, n_raw)
+        ``rows[:, 0..3]`` = pos1, pos2, length, score of each HSP/hit in discovery
+        order; ``n_raw`` = number of seed hits enumerated.
+    """
+    diag_end = np.zeros(DIAG_HASH_SIZE, np.int64)
+    out = np.empty((1024, 4), np.int64)
+    n = 0
+    n_raw = 0
+    nf = flips.shape[0]
+    nres = resolve_off.shape[0]
+    keys = np.empty(1 + nf + nf * nf, np.int64)
+    allow = np.empty(1 + nf + nf * nf, np.int64)
+    run = 0
+    for i in range(len2):
+        if qcodes[i] < 0:
+            run = 0
+            continue
+        run += 1
+        if run < seed_len:
+            continue
+        e2 = i + 1
+        key = window_key(qcodes, e2, care_off, care_bits)
+        # the keys to look up at this query position, in LASTZ's order
+        nk = 1
+        keys[0] = key
+        allow[0] = trans
+        if trans == 1:
+            for a in range(nf):
+                keys[nk] = key ^ flips[a]
+                allow[nk] = 0
+                nk += 1
+        elif trans >= 2:
+            for a in range(nf):
+                keys[nk] = key ^ flips[a]
+                allow[nk] = 1
+                nk += 1
+                for b in range(a + 1, nf):
+                    keys[nk] = key ^ flips[a] ^ flips[b]
+                    allow[nk] = 0
+                    nk += 1
+        for kk in range(nk):
+            lo, hi = lookup(dir_, low, low_bits, keys[kk])
+            for j in range(lo, hi):
+                e1 = np.int64(pos[j])
+                if nres > 0:                         # overweight: resolve demoted bits
+                    mism = 0
+                    for r in range(nres):
+                        if t[e1 - 1 - resolve_off[r]] != q[e2 - 1 - resolve_off[r]]:
+                            mism += 1
+                    if mism > allow[kk]:
+                        continue
+                n_raw += 1
+                if mode == MODE_PLAIN:
+                    out = _grow(out, n)
+                    out[n, 0] = e1 - seed_len
+                    out[n, 1] = e2 - seed_len
+                    out[n, 2] = seed_len
+                    out[n, 3] = 0
+                    n += 1
+                    continue
+                diag = e1 - e2
+                bucket = diag & DIAG_HASH_MASK
+                if diag_end[bucket] > e2 - seed_len:
+                    continue
+                if mode == MODE_NOEXTEND:
+                    diag_end[bucket] = e2
+                    out = _grow(out, n)
+                    out[n, 0] = e1 - seed_len
+                    out[n, 1] = e2 - seed_len
+                    out[n, 2] = seed_len
+                    out[n, 3] = 0
+                    n += 1
+                    continue
+                left_stop = diag_end[bucket] + diag
+                if left_stop < 0:
+                    left_stop = 0
+                right_stop = len2 + diag
+                if right_stop > len1:
+                    right_stop = len1
+                left, right, block, score = _xdrop_extend(t, q, e1, diag, left_stop,
+                                                          right_stop, xdrop, table)
+                extent = block - diag
+                if extent > diag_end[bucket]:
+                    diag_end[bucket] = extent
+                length = right - left
+                if score >= ent_lo and score <= ent_hi:   # C: int *= double (truncates)
+                    score = int(score * _entropy(t, q, left, left - diag, length))
+                if score < hspthresh:
+                    continue
+                out = _grow(out, n)
+                out[n, 0] = left
+                out[n, 1] = left - diag
+                out[n, 2] = length
+                out[n, 3] = score
+                n += 1
+    return out[:n], n_raw
+
+
+@njit(cache=True)
+def score_segments(t, q, pos1, pos2, length, table):
+    """Score every segment with ``table`` (LASTZ ``segment.c`` ``score_segments``)."""
+    out = np.empty(pos1.shape[0], np.int64)
+    for k in range(pos1.shape[0]):
+        out[k] = _segment_score(t, q, pos1[k], pos2[k], length[k], table)
+    return out
+
+
+@njit(cache=True)
+def segment_peaks(t, q, pos1, pos2, length, table):
+    """Anchor offset of every segment (LASTZ ``gapped_extend.c`` ``reduce_to_points``)."""
+    out = np.empty(pos1.shape[0], np.int64)
+    for k in range(pos1.shape[0]):
+        out[k] = _segment_peak(t, q, pos1[k], pos2[k], length[k], table)
+    return out

@@ -1,0 +1,213 @@
+"""Seed-word packing and the target position table (count -> prefix sum -> fill).
+
+Mirrors LASTZ ``pos_table.c`` (``build_seed_position_table``, ``record_seed_positions``,
+``add_word``) and ``seeds.c`` (``apply_seed``), with our own key packing: for each care
+position of the seed pattern, left to right, the 2-bit base code (``1`` positions) or
+its low purine/pyrimidine bit (``T`` positions) is appended to the key.  Only key
+equality matters to the output; the transition flips (``kernels.filtering``) are
+tried in LASTZ's order.
+
+Layout of the index (a CSR over key buckets):
+
+* ``dir_[b] .. dir_[b+1]`` is the slice of ``pos`` holding the window ends whose
+  key has high bits ``b`` (``key >> low_bits``);
+* ``low`` (uint8, empty when ``low_bits == 0``) holds each entry's remaining key
+  bits; inside a bucket entries are ordered by ``low`` ascending, then by window
+  end *descending* -- the order LASTZ enumerates a key's positions in.
+
+Base codes: A=0, C=1, G=2, T=3 for upper-case ACGT only; anything else is -1 and
+excludes every window containing it (LASTZ ``upperCharToBits``).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: ASCII byte -> 2-bit code; -1 for every byte that cannot be part of a seed word.
+CODES = np.full(256, -1, dtype=np.int8)
+for _ch, _v in zip(b"ACGT", range(4)):
+    CODES[_ch] = _v
+del _ch, _v
+
+
+def char_codes(chars: np.ndarray) -> np.ndarray:
+    """int8 seed codes of a uint8 ASCII buffer (vectorised table look-up)."""
+    return CODES[chars]
+
+
+# --- Packed keys -----------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def window_key(codes, end, care_off, care_bits):
+    """Packed key of the window ending (exclusively) at ``end``.
+
+    ``care_off[k]`` is the distance of the k-th care position from the window's last
+    base; ``care_bits[k]`` is 2 (a ``1`` position) or 1 (a ``T`` position).
+    """
+    key = 0
+    for k in range(care_off.shape[0]):
+        c = codes[end - 1 - care_off[k]]
+        if care_bits[k] == 2:
+            key = (key << 2) | c
+        else:
+            key = (key << 1) | (c & 1)
+    return key
+
+
+@njit(cache=True, inline="always")
+def lookup(dir_, low, low_bits, key):
+    """Slice ``[a, z)`` of the position array holding ``key``'s window ends."""
+    b = key >> low_bits
+    a = dir_[b]
+    z = dir_[b + 1]
+    if low_bits == 0 or a == z:
+        return a, z
+    want = key & ((1 << low_bits) - 1)
+    lo = a
+    hi = z
+    while lo < hi:                       # first entry with low >= want
+        mid = (lo + hi) >> 1
+        if low[mid] < want:
+            lo = mid + 1
+        else:
+            hi = mid
+    start = lo
+    hi = z
+    while lo < hi:                       # first entry with low > want
+        mid = (lo + hi) >> 1
+        if low[mid] <= want:
+            lo = mid + 1
+        else:
+            hi = mid
+    return start, lo
+
+
+# --- Building the index ----------------------------------------------------------------
+
+
+@njit(cache=True)
+def _count_windows(codes, seed_len, step, care_off, care_bits, low_bits, counts):
+    """Pass 1: number of indexed windows per key bucket; returns the total."""
+    run = 0
+    total = 0
+    for i in range(codes.shape[0]):
+        if codes[i] < 0:
+            run = 0
+            continue
+        run += 1
+        end = i + 1
+        if run >= seed_len and end % step == 0:
+            key = window_key(codes, end, care_off, care_bits)
+            counts[(key >> low_bits) + 1] += 1
+            total += 1
+    return total
+
+
+@njit(cache=True)
+def _fill_windows(codes, seed_len, step, care_off, care_bits, low_bits, cursor, pos, low):
+    """Pass 2: place each window end, filling each bucket from its top down.
+
+    ``cursor[b]`` starts at the end of bucket b, so positions (scanned ascending)
+    land in descending order.
+    """
+    run = 0
+    mask = (1 << low_bits) - 1
+    for i in range(codes.shape[0]):
+        if codes[i] < 0:
+            run = 0
+            continue
+        run += 1
+        end = i + 1
+        if run >= seed_len and end % step == 0:
+            key = window_key(codes, end, care_off, care_bits)
+            b = key >> low_bits
+            cursor[b] -= 1
+            j = cursor[b]
+            pos[j] = end
+            if low_bits > 0:
+                low[j] = key & mask
+
+
+@njit(cache=True)
+def _sort_buckets(dir_, pos, low, low_bits):
+    """Stable sort of every bucket by its ``low`` key bits (descending ends kept)."""
+    nlow = 1 << low_bits
+    count = np.zeros(nlow + 1, np.int64)
+    tmp_pos = np.empty(16, pos.dtype)
+    tmp_low = np.empty(16, low.dtype)
+    for b in range(dir_.shape[0] - 1):
+        a = dir_[b]
+        z = dir_[b + 1]
+        n = z - a
+        if n < 2:
+            continue
+        sorted_already = True
+        for j in range(a + 1, z):
+            if low[j] < low[j - 1]:
+                sorted_already = False
+                break
+        if sorted_already:
+            continue
+        if n <= 16:                                   # stable insertion sort
+            for j in range(a + 1, z):
+                lv = low[j]
+                pv = pos[j]
+                k = j - 1
+                while k >= a and low[k] > lv:
+                    low[k + 1] = low[k]
+                    pos[k + 1] = pos[k]
+                    k -= 1
+                low[k + 1] = lv
+                pos[k + 1] = pv
+            continue
+        if tmp_pos.shape[0] < n:                      # stable counting sort
+            tmp_pos = np.empty(n, pos.dtype)
+            tmp_low = np.empty(n, low.dtype)
+        count[:] = 0
+        for j in range(a, z):
+            count[low[j] + 1] += 1
+        for v in range(nlow):
+            count[v + 1] += count[v]
+        for j in range(a, z):
+            v = low[j]
+            k = count[v]
+            count[v] = k + 1
+            tmp_pos[k] = pos[j]
+            tmp_low[k] = v
+        for k in range(n):
+            pos[a + k] = tmp_pos[k]
+            low[a + k] = tmp_low[k]
+
+
+def build_index_arrays(codes: np.ndarray, seed_len: int, step: int, care_off: np.ndarray,
+                       care_bits: np.ndarray, weight: int, low_bits: int):
+    """Count -> prefix sum -> fill.  Returns ``(dir_, pos, low)``.
+
+    Parameters
+    ----------
+    codes : int8 array
+        Seed codes of the target buffer (``char_codes``).
+    seed_len, step : int
+        Window length; only window ends divisible by ``step`` are indexed.
+    care_off, care_bits : int64 arrays
+        The seed's care positions (see ``window_key``).
+    weight : int
+        Total key bits.
+    low_bits : int
+        Key bits kept per entry instead of in the directory (0..7).
+    """
+    n = codes.shape[0]
+    pos_dtype = np.int32 if n < 2**31 - 1 else np.int64
+    nbuckets = 1 << (weight - low_bits)
+    counts = np.zeros(nbuckets + 1, dtype=np.int64)
+    total = _count_windows(codes, seed_len, step, care_off, care_bits, low_bits, counts)
+    np.cumsum(counts, out=counts)
+    dir_ = counts.astype(pos_dtype) if total < 2**31 - 1 else counts
+    cursor = counts[1:].copy()
+    pos = np.empty(total, dtype=pos_dtype)
+    low = np.empty(total if low_bits > 0 else 0, dtype=np.uint8)
+    _fill_windows(codes, seed_len, step, care_off, care_bits, low_bits, cursor, pos, low)
+    if low_bits > 0:
+        _sort_buckets(dir_, pos, low, low_bits)
+    return dir_, pos, low

@@ -1,0 +1,126 @@
+"""Gapped y-drop kernels: full pass and inspector/eager/executor vs the plain reference."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from fastz.kernels.gapped import extend_one_side
+from fastz.kernels.reference_dp import one_sided_reference
+from fastz.scoring import build_scoreset
+
+SUB = build_scoreset().sub
+OPS = "MID"
+
+
+def _rand(rng, n, alphabet=b"ACGT") -> bytes:
+    return np.array(rng.choice(list(alphabet), n), dtype=np.uint8).tobytes()
+
+
+def mutate(rng, seq: bytes, rate_sub, rate_indel, alphabet=b"ACGT") -> bytes:
+    """Copy seq with substitutions and short indels (a plausible homolog)."""
+    out = bytearray()
+    for ch in seq:
+        x = rng.random()
+        if x < rate_indel / 2:
+            continue                                   # deletion
+        if x < rate_indel:
+            out += _rand(rng, int(rng.integers(1, 4)), alphabet)  # insertion
+        out.append(int(rng.choice(list(alphabet))) if rng.random() < rate_sub else ch)
+    return bytes(out)
+
+
+def make_pair(seed, n, rate_sub=0.1, rate_indel=0.03, soft=False, ns=False):
+    rng = np.random.default_rng(seed)
+    t = _rand(rng, n)
+    q = mutate(rng, t, rate_sub, rate_indel)
+    if soft:                                           # soft-mask a stretch
+        k = int(rng.integers(0, n // 2 + 1))
+        t = t[:k] + t[k:k + n // 4].lower() + t[k + n // 4:]
+    if ns:                                             # sprinkle Ns / a run of Ns
+        qa = bytearray(q)
+        for p in rng.integers(0, max(len(qa), 1), len(qa) // 20):
+            qa[p] = ord("N")
+        q = bytes(qa)
+    return t, q
+
+
+def check(t: bytes, q: bytes, a1: int, a2: int, reverse: bool, ydrop=9400, gap=(400, 30), trim=True):
+    if reverse:
+        A, B = t[:a1 + 1][::-1], q[:a2 + 1][::-1]
+    else:
+        A, B = t[a1 + 1:], q[a2 + 1:]
+    want = one_sided_reference(A, B, SUB, gap[0], gap[1], ydrop, trim)
+    T = np.frombuffer(t, np.uint8)
+    Q = np.frombuffer(q, np.uint8)
+    for two_pass in (False, True):
+        s, er, ec, trunc, ops = extend_one_side(T, Q, a1, a2, reverse, SUB, gap[0], gap[1],
+                                                ydrop, trim, 1 << 40, two_pass)
+        got = (int(s), int(er), int(ec), "".join(OPS[o] for o in ops))
+        assert got == want, f"two_pass={two_pass} reverse={reverse}"
+        assert not trunc
+    return want
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 400), reverse=st.booleans(),
+       soft=st.booleans(), ns=st.booleans(), ydrop=st.sampled_from([300, 1000, 9400]),
+       indel=st.sampled_from([0.0, 0.03, 0.15]))
+def test_kernel_matches_reference(seed, n, reverse, soft, ns, ydrop, indel):
+    t, q = make_pair(seed, n, rate_indel=indel, soft=soft, ns=ns)
+    rng = np.random.default_rng(seed + 1)
+    a1 = int(rng.integers(0, len(t)))
+    a2 = min(int(rng.integers(0, len(q))), len(q) - 1) if q else 0
+    if not q:
+        return
+    check(t, q, a1, a2, reverse, ydrop=ydrop)
+
+
+@pytest.mark.parametrize("trim", [True, False])
+def test_long_extension_uses_executor_and_matches(trim):
+    """A 3 kb homolog: the best cell lies far outside the eager corner."""
+    t, q = make_pair(7, 3000, rate_sub=0.08, rate_indel=0.02)
+    score, er, ec, ops = check(t, q, 0, 0, False, trim=trim)
+    assert er > 16 and ec > 16 and score > 10000
+
+
+def test_eager_corner_short_extension():
+    """Identical 10 bp then junk: the best cell is inside the 16x16 corner."""
+    t = b"ACGTACGTAC" + b"T" * 200
+    q = b"ACGTACGTAC" + b"G" * 200
+    score, er, ec, ops = check(t, q, -1 + 1, 0, False)
+    assert er < 16 and ec < 16
+
+
+def test_rescored_ops_equal_score():
+    """Rescoring the traced path with affine gaps gives the DP score."""
+    for seed in range(20):
+        t, q = make_pair(seed, 600, rate_indel=0.05)
+        score, er, ec, ops = check(t, q, 0, 0, False)
+        s, i, j, k = 0, 1, 1, 0
+        while k < len(ops):
+            run = len(ops[k:]) - len(ops[k:].lstrip(ops[k]))
+            if ops[k] == "M":
+                for _ in range(run):
+                    s += SUB[t[i]][q[j]]
+                    i += 1
+                    j += 1
+            else:
+                s -= 400 + 30 * run
+                if ops[k] == "I":
+                    j += run
+                else:
+                    i += run
+            k += run
+        assert s == score
+
+
+def test_truncation_limits_traceback_cells():
+    """With a tiny traceback budget the extension stops early, as lastz's does."""
+    t, q = make_pair(3, 3000, rate_sub=0.02, rate_indel=0.0)
+    T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
+    full = extend_one_side(T, Q, 0, 0, False, SUB, 400, 30, 9400, True, 1 << 40, False)
+    for two_pass in (False, True):
+        cut = extend_one_side(T, Q, 0, 0, False, SUB, 400, 30, 9400, True, 100_000, two_pass)
+        assert cut[3] and cut[1] < full[1]
+    a = extend_one_side(T, Q, 0, 0, False, SUB, 400, 30, 9400, True, 100_000, False)
+    b = extend_one_side(T, Q, 0, 0, False, SUB, 400, 30, 9400, True, 100_000, True)
+    assert a[:3] == b[:3] and list(a[4]) == list(b[4])

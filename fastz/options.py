@@ -1,61 +1,90 @@
 """One frozen Options object holds every setting, with LASTZ 1.04.22's defaults.
 
-Derived defaults (xdrop, ydrop, hspthresh, gappedthresh, ...) are left as ``None``
-here and filled in by ``resolved()``, because they depend on the scoring set.
+Derived defaults (xdrop, ydrop, hspthresh, gappedthresh, gap penalties, ...) are left as
+``None`` here and filled in by ``resolved()``, because they depend on the scoring set.
 Field names are shared by every stage; a stage reads only its own section.
 
-SKELETON: the field list is fixed (other modules rely on these names); parsing of a
-LASTZ argv into Options lives in ``fastz.lastz_args``; derivation and validation here.
+Parsing of a LASTZ argv into Options lives in ``fastz.lastz_args``
+(``Options.from_argv``); derivation (``resolved``, mirroring the second half of LASTZ
+``lastz.c parse_options`` and ``create_seed_structure``) and validation (``validate``,
+the same function's sanity checks) live here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import math
+from dataclasses import dataclass, field, fields, replace
+
+from .errors import OptionsError
+
+SEED_12OF19 = "1110100110010101111"
+SEED_14OF22 = "1110101100110010101111"
+#: seeds the scores-file ``seed``/``T`` setting can select: (pattern, transitions)
+T_SEEDS = {"T=1": (SEED_12OF19, 1), "T=2": (SEED_12OF19, 0),
+           "T=3": (SEED_14OF22, 1), "T=4": (SEED_14OF22, 0)}
+DEFAULT_HSPTHRESH = 3000
+MAX_SEED_LEN = 31
+MAX_HALFWEIGHT_SEED_LEN = 63
+MAX_SEED_BIT_WEIGHT = 31
+MAX_RESOLVED_BITS = 16
 
 
 @dataclass(frozen=True)
 class Options:
     # --- sequences (names of the files as given; specifiers are parsed by fastz.io) ---
     target: str = ""                      # target specifier (file[actions])
-    query: str | None = None              # query specifier; None = stdin
+    query: str | None = None              # query specifier; None = stdin (= target with --self)
     # --- seeding (--seed --step --[no]transition --strand --word) ---
-    seed: str = "1110100110010101111"     # normalised pattern over 1/0/T (12of19)
-    seed_name: str = "12of19"             # as written in maf+ headers, or the pattern itself
+    seed: str = SEED_12OF19               # normalised pattern over 1/0/T (12of19); ',' joins seeds
+    seed_name: str = SEED_12OF19          # as LASTZ prints it (maf+ "# seed=", --show=defaults);
+                                          # overweight seeds show demoted 1s as T plus "/RR.."
     transition: int = 1                   # 0, 1 or 2 transitions allowed in a seed hit
     step: int = 1                         # index every step-th target word
     strand: str = "both"                  # both | plus | minus
     word: int = 28                        # max index bits (overweight seeds beyond)
     self_compare: bool = False            # --self
+    seed_filter_matches: int | None = None        # --filter=[T,]M: at least M matches ...
+    seed_filter_transversions: int | None = None  # ... and at most T transversions
+    seed_filter_cares_only: bool = False          # --filter=cares:...
+    twins_min: int | None = None          # --twins=[min..]max (None = no twins)
+    twins_max: int | None = None
+    recover_seeds: bool = False           # --recoverseeds
     # --- filtering (--gfextend --xdrop --hspthresh --entropy) ---
-    gfextend: bool = True                 # gap-free x-drop extension of seed hits
+    gfextend: bool = True                 # gap-free extension of seed hits (x-drop, --exact, ...)
+    exact: int | None = None              # --exact=<len>: exact-match extension (also hspthresh)
+    mismatch: tuple[int, int] | None = None  # --mismatch=<N>,<len> / --<N>mismatch=<len>
     xdrop: int | None = None              # None -> 10 * sub[A][A] (910 with HOXD70)
-    hspthresh: int | None = None          # None -> 3000 (or scores-file / --match derived)
+    hspthresh: int | None = None          # None -> 3000 (or scores-file / --match derived);
+                                          # stays None when adaptive (hspthresh_top)
     hspthresh_top: str | None = None      # adaptive: "top<n>" or "top<p>%"
     entropy: bool = True                  # entropy-adjust HSP scores before the threshold
     entropy_report: bool = False
     segments_file: str | None = None      # --segments=FILE: anchors from a file
     chain: bool = False                   # --chain
-    chain_diag: int | None = None         # --chain=G,P
-    chain_anti: int | None = None
+    chain_diag: int | None = None         # --chain=G,P / G=
+    chain_anti: int | None = None         # R=
     # --- gapped extension (--gap --ydrop --gappedthresh --[no]gapped --[no]ytrim) ---
     gapped: bool = True
     gap_open: int | None = None           # None -> 400 (or derived)
     gap_extend: int | None = None         # None -> 30 (or derived)
     ydrop: int | None = None              # None -> gap_open + 300 * gap_extend
     gappedthresh: int | None = None       # None -> hspthresh (3000 with --nogfextend)
+    gappedthresh_top: str | None = None   # adaptive, as hspthresh_top
     ytrim: bool = True
     allgappedbounds: bool = False
     inner: int = 0                        # --inner / H= (0 = off)
     notrivial: bool = False
+    mirror: bool | None = None            # --mirror / --nomirror (None = LASTZ's default)
     traceback_bytes: int = 83_886_080     # --allocate:traceback
     # --- scoring (--scores --match --ambiguous) ---
     scores_file: str | None = None
     match_reward: int | None = None       # --match=R,P
-    match_penalty: int | None = None
-    ambiguous_n: bool = False             # --ambiguous=n
+    match_penalty: int | None = None      # (positive; None = same as R)
+    ambiguous_n: bool = False             # --ambiguous=n (also set by iupac)
     ambiguous_iupac: bool = False         # --ambiguous=iupac
     ambiguous_reward: int = 0
-    ambiguous_penalty: int = 0
-    # --- back-end filters ---
+    ambiguous_penalty: int = 0            # positive; the tables get -penalty
+    special_subs: tuple = ()              # ((row_nuc, col_nuc, score), ...) from "AC:-50" words
+    # --- back-end filters (percentages are C floats, as LASTZ parses them) ---
     identity_min: float | None = None     # percent
     identity_max: float | None = None
     coverage_min: float | None = None
@@ -63,19 +92,450 @@ class Options:
     continuity_min: float | None = None
     continuity_max: float | None = None
     filter_nmatch: int | None = None
+    filter_nmatch_pct: float | None = None  # --filter=nmatch:<p>%  (percent)
     filter_nmismatch: int | None = None
     filter_ngap: int | None = None
     filter_cgap: int | None = None
     masking: int = 0                      # --masking=N (dynamic masking)
     # --- output ---
-    format: str = "lav"                   # lav lav+ axt axt+ maf maf+ maf- general general- cigar sam ...
-    format_fields: tuple[str, ...] = ()   # general:fields
+    format: str = "lav"                   # see fastz.lastz_args.FORMATS
+    format_fields: tuple[str, ...] = ()   # --format=general[-]:<fields>: canonical names in
+                                          # order ("" = line break); () = the format's own
+                                          # fields (fastz.lastz_words.DEFAULT_FIELDS)
     output: str | None = None             # --output=FILE (None = stdout)
     markend: bool = False
+    degapify: bool = False                # --format=mafsegments / genseg (gap-free pieces)
+    maf_distinguish_names: bool = False   # --format=~maf
+    readgroup: str | None = None          # --readgroup (SAM @RG tags)
+    rdotplot: str | None = None           # --rdotplot=FILE (extra output)
+    show_defaults: str | None = None      # --show=defaults: "stdout" | "stderr"
     args: str = ""                        # LASTZ's args string: non-file words, each + " "
     # --- system (fastz only) ---
-    workers: int = 1                      # --workers N (0 = all cores)
+    workers: int = 1                      # --workers=N (0 = all cores)
     backend: str = "auto"                 # auto | cpu | gpu
     quiet: bool = False
-    stats: str | None = None              # --stats[=file]
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
+    stats: str | None = None              # --stats[=file] ("-" = stderr)
+    # --- bookkeeping ---
+    given: frozenset = field(default=frozenset(), compare=False)   # fields set on the command line
+    derived: bool = field(default=False, compare=False)            # True after resolved()
+    extra: dict = field(default_factory=dict, compare=False, hash=False)  # rare LASTZ features
+
+    # --- construction -------------------------------------------------------------------
+
+    @classmethod
+    def from_argv(cls, words) -> "Options":
+        """Parse LASTZ-style command-line words (``fastz.lastz_args.parse_lastz_argv``)."""
+        from .lastz_args import parse_lastz_argv
+        return parse_lastz_argv(list(words))
+
+    def _given(self, name: str) -> bool:
+        """Was this setting chosen by the user (LASTZ's ``have...`` flags)?
+
+        Command-line parsing records the fields it set in ``given``; for Options built in
+        code, a value different from the default counts as given (until ``resolved()``).
+        """
+        if name in self.given:
+            return True
+        if self.derived:
+            return False
+        return getattr(self, name) != _DEFAULTS[name]
+
+    @property
+    def xdrop_mode(self) -> bool:
+        """Gap-free extension is LASTZ's x-drop (not --nogfextend, --exact, --mismatch)."""
+        return self.gfextend and self.exact is None and self.mismatch is None
+
+    @property
+    def hspthresh_text(self) -> str:
+        """K as LASTZ prints it (``score_thresh_to_string``): 3000, top10, top5.0%."""
+        return thresh_text(self.hspthresh, self.hspthresh_top)
+
+    @property
+    def gappedthresh_text(self) -> str:
+        """L as LASTZ prints it."""
+        return thresh_text(self.gappedthresh, self.gappedthresh_top)
+
+    # --- derived defaults ---------------------------------------------------------------
+
+    def resolved(self, scores=None) -> "Options":
+        """Fill every derived default, as LASTZ ``parse_options`` does after reading argv.
+
+        ``scores`` is the ScoreSet from ``fastz.scoring.scoreset_from_options(self)``
+        (built here if omitted); its ``settings`` carry a scores file's thresholds.
+
+        Order (LASTZ's): --nogfextend forces K=0 and entropy off; then the scores file or
+        --match fill K, L (exact mode), X, Y, step and seed where not given; then
+        X = 10*sub[first row][first col], Y = O + 300E (with the final O, E), and
+        L = K (x-drop mode) or 3000.  X keeps its derived value under --nogfextend.
+        """
+        if scores is None:
+            from .scoring import scoreset_from_options
+            scores = scoreset_from_options(self)
+        g = self._given
+        st = scores.settings if self.scores_file is not None else {}
+
+        seed, transition = self.seed, self.transition
+        if "seed" in st and not g("seed"):
+            seed, transition = T_SEEDS[st["seed"]]
+        seed = normalize_seed(seed)
+        transition = _effective_transition(seed, transition, g("transition"))
+
+        gapped = self.gapped
+        if self.format == "segments" and not g("gapped"):
+            gapped = False
+
+        hsp, hsp_top = self.hspthresh, self.hspthresh_top
+        have_hsp = hsp is not None or hsp_top is not None
+        if not have_hsp:
+            hsp = DEFAULT_HSPTHRESH if self.gfextend else 0
+        entropy = self.entropy and self.gfextend
+        xdrop, ydrop = self.xdrop, self.ydrop
+        gth, gth_top = self.gappedthresh, self.gappedthresh_top
+        have_gth = gth is not None or gth_top is not None
+        step = self.step
+
+        if self.scores_file is not None:
+            if not have_hsp and "hsp_threshold" in st:
+                hsp, hsp_top, have_hsp = st["hsp_threshold"], None, True
+            if not have_gth and "gapped_threshold" in st:
+                gth, gth_top, have_gth = st["gapped_threshold"], None, True
+            if xdrop is None and "x_drop" in st:
+                xdrop = st["x_drop"]
+            if ydrop is None and "y_drop" in st:
+                ydrop = st["y_drop"]
+            if not g("step") and "step" in st:
+                step = st["step"]
+        elif self.match_reward is not None:
+            penalty = self.match_penalty if self.match_penalty is not None else self.match_reward
+            thresh = math.ceil(30.0 * self.match_reward)
+            if not have_hsp:
+                hsp, hsp_top, have_hsp = thresh, None, True
+            if not have_gth and self.gfextend and self.exact is not None:
+                gth, gth_top, have_gth = thresh, None, True
+            if xdrop is None:
+                xdrop = math.ceil(10.0 * math.sqrt(penalty))
+            if ydrop is None:
+                ydrop = 2 * xdrop
+
+        if xdrop is None:
+            xdrop = 10 * scores.aa
+        if ydrop is None:
+            ydrop = scores.gap_open + 300 * scores.gap_extend
+        if not have_gth:
+            if self.xdrop_mode:
+                gth, gth_top = hsp, hsp_top
+            else:
+                gth, gth_top = DEFAULT_HSPTHRESH, None
+        if hsp_top is not None:
+            hsp = None
+        if gth_top is not None:
+            gth = None
+
+        query = self.query
+        if self.self_compare and query is None:
+            query = self.target
+        # keep what the user chose visible to validate() once defaults are filled in
+        given = self.given | {n for n in _USER_CHOICES if g(n)}
+        return replace(
+            self, seed=seed, seed_name=seed_display(seed, self.word), transition=transition,
+            gapped=gapped, hspthresh=hsp, hspthresh_top=hsp_top, gappedthresh=gth,
+            gappedthresh_top=gth_top, xdrop=xdrop, ydrop=ydrop, entropy=entropy, step=step,
+            gap_open=scores.gap_open, gap_extend=scores.gap_extend, query=query,
+            given=frozenset(given), derived=True)
+
+    def scores_warning(self, scores) -> str | None:
+        """LASTZ's stderr warning when a scores file's match scores look unlike the
+        default thresholds it leaves in force (call on the options *before* resolved())."""
+        if self.scores_file is None:
+            return None
+        st = scores.settings
+        have_hsp = (self.hspthresh is not None or self.hspthresh_top is not None
+                    or "hsp_threshold" in st)
+        have_gth = (self.gappedthresh is not None or self.gappedthresh_top is not None
+                    or "gapped_threshold" in st)
+        if not have_hsp and self.xdrop_mode:
+            flag = "--hspthresh"
+        elif not have_hsp and not have_gth:
+            flag = "--gappedthresh"
+        else:
+            return None
+        diag = [(c, int(scores.sub[ord(c), ord(c)])) for c in "ACGT"]
+        lo = hi = diag[0]
+        for c, v in diag[1:]:
+            if v < lo[1]:
+                lo = (c, v)
+            elif v > hi[1]:
+                hi = (c, v)
+        head = ("WARNING.  Scores file may warrant setting of thresholds absent from "
+                f"{self.scores_file}.\n")
+        if lo[1] < 70:
+            return (head + f"Minimum match score is {lo[1]}, for matrix entry ({lo[0]},{lo[0]}).\n"
+                    f"This may not work well with default {flag}={DEFAULT_HSPTHRESH} "
+                    "(may result in few alignments).\n")
+        if hi[1] > 120:
+            return (head + f"Maximum match score is {hi[1]}, for matrix entry ({hi[0]},{hi[0]}).\n"
+                    f"This may not work well with default {flag}={DEFAULT_HSPTHRESH} "
+                    "(may result in too many alignments).\n")
+        return None
+
+    # --- validation ---------------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Raise OptionsError (naming the flag) for settings LASTZ rejects.
+
+        Works before or after ``resolved()``.  Scores-file problems surface when the
+        scoring set is built (``fastz.scoring.scoreset_from_options``).
+        """
+        g = self._given
+        if not self.target:
+            raise OptionsError("You must specify a target file")
+        if self.self_compare:
+            if self.query not in (None, self.target) and not self.derived:
+                raise OptionsError("--self can't be used when you specify a query file")
+            if self.segments_file is not None:
+                raise OptionsError("--segments can't be used with --self")
+        elif self.mirror:
+            raise OptionsError("--mirror can only be used with --self")
+        if self.word < 8:
+            raise OptionsError(f"--word doesn't allow so few bits ({self.word})")
+        if self.word > MAX_SEED_BIT_WEIGHT:
+            raise OptionsError(f"max index bits cannot exceed {MAX_SEED_BIT_WEIGHT} "
+                               f"(it's {self.word}).")
+        if self.traceback_bytes < 100 * 1024:
+            raise OptionsError("--allocate:traceback must be at least 100K (it's only "
+                               f"{unitize(self.traceback_bytes)})")
+        if self.step <= 0:
+            raise OptionsError("--step must be positive")
+        if self.masking < 0:
+            raise OptionsError("--masking cannot be negative")
+        if self.strand not in ("both", "plus", "minus"):
+            raise OptionsError(f"--strand must be both, plus or minus (not {self.strand})")
+        if self.transition not in (0, 1, 2):
+            raise OptionsError(f"--transition must be 0, 1 or 2 (not {self.transition})")
+        if self.format == "segments" and self.inner > 0 and not g("gapped"):
+            raise OptionsError("--inner cannot be used with --writesegments")
+        if not self.gfextend:
+            if not self.gapped and self.scores_file is not None:
+                raise OptionsError("--scores requires --gfextend or --gapped")
+            if self.xdrop is not None and g("xdrop"):
+                raise OptionsError("--xdrop requires --gfextend")
+            if g("hspthresh") or g("hspthresh_top"):
+                raise OptionsError("--hspthresh requires --gfextend")
+            if g("entropy") and self.entropy:
+                raise OptionsError("--entropy requires --gfextend")
+        if not self.chain:
+            if self.chain_diag:
+                raise OptionsError("G=<score> requires --chain")
+            if self.chain_anti:
+                raise OptionsError("R=<score> requires --chain")
+        elif self.segments_file is not None:
+            raise OptionsError("--segments can't be used with --chain")
+        gapped = self.gapped and not (self.format == "segments" and not g("gapped"))
+        if not gapped:
+            if g("gap_open") or g("gap_extend"):
+                raise OptionsError("--gap (or O= or E=) requires --gapped")
+            if g("ydrop"):
+                raise OptionsError("--ydrop requires --gapped")
+            if g("gappedthresh") or g("gappedthresh_top"):
+                raise OptionsError("--gappedThreshold requires --gapped")
+            if g("inner"):
+                raise OptionsError("--inner requires --gapped")
+            if not self.ytrim:
+                raise OptionsError("--noytrim requires --gapped")
+            if self.allgappedbounds:
+                raise OptionsError("--allgappedbounds requires --gapped")
+        elif self.format == "segments":
+            raise OptionsError("can't used --writesegments with --gapped")
+        if self.segments_file is not None:
+            if g("hspthresh") or g("hspthresh_top"):
+                raise OptionsError("--segments can't be used with --hspthresh")
+            if g("xdrop"):
+                raise OptionsError("--segments can't be used with --xdrop")
+            if g("seed"):
+                raise OptionsError("can't set word size or seed pattern with --segments")
+        if g("xdrop") and self.xdrop is not None and self.xdrop <= 0:
+            raise OptionsError(f"{self.xdrop} is not a legitimate x-drop threshold")
+        if g("ydrop") and self.ydrop is not None and self.ydrop <= 0:
+            raise OptionsError(f"{self.ydrop} is not a legitimate y-drop threshold")
+        if self.match_reward is not None:
+            if self.scores_file is not None:
+                raise OptionsError("can't use --match (or --unitscores) and --scores together")
+            if self.match_reward <= 0:
+                raise OptionsError(f"{self.match_reward} is not a valid match score")
+            if self.match_penalty is not None and self.match_penalty <= 0:
+                raise OptionsError(f"{self.match_penalty} is not a valid mismatch penalty")
+        if self.ambiguous_penalty < 0:
+            kind = "iupac" if self.ambiguous_iupac else "n"
+            raise OptionsError(f"penalty for --ambiguous={kind} must be non-negative")
+        seed = normalize_seed(self.seed)
+        seed_display(seed, self.word)                 # raises for bad seeds
+        trans = _effective_transition(seed, self.transition, g("transition"))
+        if trans != 0 and "1" not in seed.split(",")[0]:
+            raise OptionsError("--transition can only be used with strict seeds (1s and 0s)")
+        if self.seed_filter_matches is not None and self.seed_filter_matches >= 0:
+            first = seed.split(",")[0]
+            positions = len(first) if not self.seed_filter_cares_only else \
+                sum(c != "0" for c in first)
+            if self.seed_filter_matches > positions:
+                raise OptionsError(f"--filter can't require more matches "
+                                   f"({self.seed_filter_matches}) than seed ({positions})")
+        self._check_rare()
+        if self.workers < 0:
+            raise OptionsError("--workers must be 0 (all cores) or positive")
+        if self.backend not in ("auto", "cpu", "gpu"):
+            raise OptionsError(f"--backend must be auto, cpu or gpu (not {self.backend})")
+        from .lastz_words import check_format
+        check_format(self.format, self.format_fields)
+
+    def _check_rare(self) -> None:
+        """LASTZ's checks on rarely used options (most of which fastz then refuses)."""
+        x = self.extra
+        if self.readgroup is not None and self.format not in ("sam", "sam-", "softsam",
+                                                              "softsam-"):
+            raise OptionsError("--readgroup requires one of the SAM formats (e.g. --format=sam)")
+        if self.rdotplot is not None and self.format.startswith("rdotplot"):
+            raise OptionsError("--format=rdotplot can't be used with --rdotplot=<file>")
+        if "outputmasking" in x and self.masking == 0:
+            raise OptionsError("--outputmasking requires --masking")
+        if x.get("census") is True and self.format not in ("lav", "lav+", "lav+text", "lavscore"):
+            raise OptionsError(f"--census with --format={self.format.upper()} requires "
+                               "--census=<file>")
+        if x.get("rawhits") and self.gfextend:
+            raise OptionsError("--rawhits can't be used with --gfextend")
+        if any(k in x for k in ("infer", "inferonly", "infscores")):
+            raise OptionsError("scoring inference can't be performed with integer arithmetic;"
+                               "  use lastz_D")
+        if "ball" in x:
+            raise OptionsError("--ball can't be used with DNA target and query")
+
+
+def _defaults() -> dict:
+    out = {}
+    for f in fields(Options):
+        out[f.name] = f.default_factory() if callable(f.default_factory) else f.default
+    return out
+
+
+_DEFAULTS = _defaults()
+#: settings whose being chosen (not just their value) matters to resolved()/validate()
+_USER_CHOICES = ("seed", "transition", "gapped", "xdrop", "ydrop", "hspthresh",
+                 "hspthresh_top", "gappedthresh", "gappedthresh_top", "gap_open", "gap_extend",
+                 "entropy", "step", "inner")
+
+
+# --- Seeds (LASTZ seeds.c parse_one_seed / seed_pattern) ---------------------------------
+
+def normalize_seed(seed: str) -> str:
+    """A seed as a pattern over 1/0/T: named seeds expanded, don't-cares (0, x, X) at the
+    ends stripped, x/X -> 0, t -> T, blanks dropped.  Several seeds are joined by ','."""
+    named = {"12of19": SEED_12OF19, "14of22": SEED_14OF22}
+    return ",".join(_normalize_one(named.get(part, part)) for part in seed.split(","))
+
+
+def _normalize_one(s: str) -> str:
+    body = s.lstrip("0xX").rstrip("0xX")
+    if not body:
+        raise OptionsError("seed string is empty!")
+    out = []
+    for ch in body:
+        if ch in " \t\n":
+            continue
+        if ch == "1" or ch == "0":
+            out.append(ch)
+        elif ch in "Tt":
+            out.append("T")
+        elif ch in "xX":
+            out.append("0")
+        else:
+            shown = ch if ch.isprintable() else f"{ord(ch):02X}"
+            raise OptionsError(f"seed string {s} contains illegal character {shown}")
+    return "".join(out)
+
+
+def seed_display(seed: str, word: int = 28) -> str:
+    """The seed as LASTZ prints it (``seed_pattern``), checking it as ``parse_one_seed`` does.
+
+    Overweight seeds (bit weight > ``word``) show their demoted (resolved) 1s as ``T`` and,
+    for the first seed, a ``/`` suffix marking resolved positions ``R`` (others ``0``).
+    """
+    shown, suffix = [], ""
+    for k, pat in enumerate(seed.split(",")):
+        matches = pat.count("1")
+        weight = 2 * matches + pat.count("T")
+        half = matches == 0
+        keep = matches
+        if 0 < word < weight:
+            to_resolve = weight - word
+            if to_resolve > matches:
+                raise OptionsError(f"seed ({pat}) requires more resolving bits ({to_resolve}) "
+                                   f"than it has matches ({matches}).")
+            if to_resolve > MAX_RESOLVED_BITS:
+                raise OptionsError(f"seed ({pat}) requires more resolving bits ({to_resolve}) "
+                                   f"than are allowed ({MAX_RESOLVED_BITS}).")
+            keep = matches - to_resolve
+        limit = MAX_HALFWEIGHT_SEED_LEN if half else MAX_SEED_LEN
+        if len(pat) > limit:
+            kind = "half-weight seed string" if half else "seed string"
+            raise OptionsError(f"{kind} ({pat}) cannot have length exceeding {limit} "
+                               f"(it's {len(pat)}).")
+        if weight == 0:
+            raise OptionsError(f"seed string ({pat}) cannot have zero weight.")
+        out, resolve, seen = [], 0, 0
+        for ch in pat:
+            if ch == "1" and seen >= keep:
+                if ((resolve << 2) & 0xFFFFFFFF) < resolve:
+                    raise OptionsError(f"resolving bits in seed string {pat} are spread too widely")
+                resolve = ((resolve << 2) + 2) & 0xFFFFFFFF
+                out.append("T")
+            else:
+                resolve = (resolve << 2) & 0xFFFFFFFF
+                out.append(ch)
+            seen += ch == "1"
+        final_weight = weight - (matches - keep)
+        if final_weight > MAX_SEED_BIT_WEIGHT:
+            raise OptionsError(f"seed string ({pat}) cannot have bit weight exceeding "
+                               f"{MAX_SEED_BIT_WEIGHT} (it's {final_weight}).")
+        shown.append("".join(out))
+        if k == 0 and keep < matches:
+            groups = next((i for i in range(16) if resolve >> (2 * i) == 0), 16)
+            if groups:
+                suffix = "/" + "".join("R" if (resolve >> (2 * i)) & 3 == 2 else
+                                       "0" if (resolve >> (2 * i)) & 3 == 0 else "?"
+                                       for i in range(groups - 1, -1, -1))
+    return ",".join(shown) + suffix
+
+
+def _effective_transition(seed: str, transition: int, transition_given: bool) -> int:
+    """Half-weight seeds (only 0/T) default to no transitions (``create_seed_structure``)."""
+    if "1" not in seed.split(",")[0] and not transition_given:
+        return 0
+    return transition
+
+
+# --- Text helpers ----------------------------------------------------------------------
+
+def thresh_text(value: int | None, top: str | None) -> str:
+    """LASTZ ``score_thresh_to_string``: ``3000``, ``top10``, ``top5.0%``."""
+    if top is None:
+        return str(value)
+    if top.endswith("%"):
+        return "top%.1f%%" % (100 * (float(top[3:-1]) / 100.0))
+    return top
+
+
+def unitize(v: int, by_thousands: bool = False) -> str:
+    """LASTZ ``unitize``: 102400 -> ``100.0K`` (byte counts in messages)."""
+    units = ["", "K", "M", "G", "T", "P", "E", "Z"]
+    div = 1000 if by_thousands else 1024
+    sign = "-" if v < 0 else ""
+    vv = abs(v)
+    rep = float(vv)
+    unit = 0
+    while vv > 1023:
+        vv //= div
+        rep /= div
+        unit += 1
+    if rep > 99:
+        rep /= div
+        unit += 1
+    return f"{sign}{rep:.1f}{units[unit]}"

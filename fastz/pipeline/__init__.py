@@ -1,0 +1,181 @@
+"""Host-side orchestration: options -> sequences -> three stages -> writer.
+
+``run(opts)`` is what ``fastz align`` calls.  Per query sequence and strand,
+exactly as LASTZ orders its work (spec section 0): seed hits and gap-free
+extension (stage 1-2) give HSPs; HSPs become sorted anchors; the gapped stage
+turns anchors into alignments; back-end filters; the writer prints the strand.
+Output goes to a temporary file renamed into place at the end (``--output``), or
+streams to stdout once the inputs have been read and checked.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Iterator
+
+from ..errors import FastzError, InputError, OptionsError
+from ..options import Options
+from ..records import Alignments, Sequence, StrandResult
+
+
+@contextmanager
+def _output(path: str | None):
+    """A text stream for the output; with a path, written atomically (temp + rename)."""
+    if path is None:
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".fastz-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise InputError(f"can't open output file {path}: {exc.strerror}") from None
+    ok = False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as out:
+            yield out
+        os.replace(tmp, path)
+        ok = True
+    finally:
+        if not ok:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _strands(opts: Options) -> list[str]:
+    if opts.strand == "plus":
+        return ["+"]
+    if opts.strand == "minus":
+        return ["-"]
+    return ["+", "-"]
+
+
+def _refuse_unsupported(opts: Options) -> None:
+    """Features LASTZ has that fastz does not implement yet: say so, never ignore them."""
+    missing = []
+    if opts.chain:
+        missing.append("--chain")
+    if opts.inner:
+        missing.append("--inner")
+    if opts.masking:
+        missing.append("--masking")
+    if opts.hspthresh_top:
+        missing.append("adaptive --hspthresh (top...)")
+    if getattr(opts, "anchors_file", None):
+        missing.append("--anchors")
+    if getattr(opts, "twins_max", None) is not None:
+        missing.append("--twins")
+    if getattr(opts, "recover_seeds", False):
+        missing.append("--recoverseeds")
+    if getattr(opts, "seed_filter_matches", None) is not None:
+        missing.append("--filter (seed filter)")
+    if getattr(opts, "exact", None) is not None or getattr(opts, "mismatch", None) is not None:
+        missing.append("--exact/--mismatch")
+    if opts.self_compare:
+        missing.append("--self")
+    if missing:
+        raise OptionsError(f"not yet supported by fastz: {', '.join(missing)}")
+
+
+class Aligner:
+    """The target side (sequence, seed index, scoring) shared by every query strand."""
+
+    def __init__(self, opts: Options):
+        from ..io.sequences import load_target
+        from ..scoring import scoreset_from_options
+        from .seeding import build_index
+
+        self.scores = scoreset_from_options(opts)
+        self.opts = opts.resolved(self.scores)
+        self.opts.validate()
+        _refuse_unsupported(self.opts)
+        self.target = load_target(self.opts.target, self.opts)
+        self.index = None
+        if self.opts.segments_file is None:
+            self.index = build_index(self.target.chars, self.opts.seed, self.opts.step,
+                                     word=self.opts.word)
+        self.segments = None
+        self.stats: dict = {}
+
+    def strand(self, query: Sequence, strand: str) -> StrandResult:
+        """Align one query strand (``query`` is already the strand buffer)."""
+        from .anchors import anchors_from_hsps
+        from .filtering import find_hsps
+        from .gapped import gapped_extend
+        from .backend_filters import filter_alignments
+
+        o = self.opts
+        t0 = time.perf_counter()
+        if self.segments is not None:
+            hsps = self.segments.take(self.target, query, strand)
+        else:
+            hsps = find_hsps(self.index, self.target.chars, query.chars, o.seed, o.transition,
+                             self.scores.masked, o.xdrop, o.hspthresh, o.entropy,
+                             gfextend=o.gfextend, gapped=o.gapped, stats=self.stats)
+        t1 = time.perf_counter()
+        self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + t1 - t0
+        if not o.gapped:
+            kind = "hsp" if o.gfextend else "hit"
+            alns = Alignments.from_hsps(hsps, kind=kind)
+        else:
+            anchors = anchors_from_hsps(hsps, self.target.chars, query.chars, self.scores.sub)
+            alns = gapped_extend(self.target, query, strand, anchors, self.scores, o.ydrop,
+                                 o.gappedthresh, trim=o.ytrim, notrivial=o.notrivial,
+                                 allgappedbounds=o.allgappedbounds,
+                                 traceback_bytes=o.traceback_bytes, stats=self.stats)
+        alns = filter_alignments(alns, self.target, query, o)
+        self.stats["time_gapped"] = self.stats.get("time_gapped", 0.0) + time.perf_counter() - t1
+        return StrandResult(query, strand, alns)
+
+    def results(self) -> Iterator[StrandResult]:
+        """Every query strand, in LASTZ's order (query 1 +, query 1 -, query 2 +, ...)."""
+        from ..io.sequences import iter_queries, reverse_complement_sequence
+
+        if self.opts.segments_file is not None:
+            from .anchors import SegmentsReader
+            self.segments = SegmentsReader(self.opts.segments_file)
+        for query in iter_queries(self.opts.query, self.opts):
+            for strand in _strands(self.opts):
+                buf = query if strand == "+" else reverse_complement_sequence(query)
+                yield self.strand(buf, strand)
+        if self.segments is not None:
+            self.segments.finish()
+
+
+def _query_filename(opts: Options) -> str:
+    from ..io.specifiers import parse_specifier
+    if opts.query is None:
+        return "(stdin)"
+    return parse_specifier(opts.query).path
+
+
+def run(opts: Options) -> int:
+    """Align as ``lastz`` would with the same options; returns the exit code."""
+    from ..io.formats import make_writer
+
+    aligner = Aligner(opts)
+    o = aligner.opts
+    results = aligner.results()
+    # read and check the first query strand before any byte of output is written
+    first = next(results, None)
+    with _output(o.output) as out:
+        writer = make_writer(o, aligner.scores, aligner.target, _query_filename(o), out)
+        writer.header()
+        if first is not None:
+            writer.write(first)
+            for res in results:
+                writer.write(res)
+        writer.footer()
+    if o.stats:
+        from .report import write_stats
+        write_stats(aligner.stats, o.stats)
+    return 0
+
+
+__all__ = ["run", "Aligner", "FastzError"]

@@ -1,0 +1,278 @@
+"""Command line: ``fastz TARGET [QUERY] [LASTZ options]`` (drop-in), ``fastz align ...``,
+``fastz compare A B``.
+
+The ``align`` words are handed untouched to ``fastz.lastz_args.parse_lastz_argv``, so
+every LASTZ spelling works (``--opt=value`` and BLASTZ shortcuts such as ``K=3000``).
+Help text is generated here, grouped by stage, with defaults read from ``Options()`` and
+``Options().resolved()`` so it cannot drift.  A FastzError becomes one line
+``fastz: <message>`` on stderr and exit status 1; anything else keeps its traceback.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+
+import click
+
+from . import __version__
+from .errors import FastzError
+from .lastz_words import (FIELD_ALIASES, FORMATS, GENERAL_FIELDS, HelpRequested, YASRA,
+                          YASRA_NEW)
+from .options import Options
+
+PROG = "fastz"
+LASTZ_VERSION = "1.04.22"
+
+# --- Help text ------------------------------------------------------------------------
+
+
+def _onoff(flag: bool) -> str:
+    return "on" if flag else "off"
+
+
+def _help_rows(d: Options, r: Options) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """(group, [(spelling, description, default)]) with defaults from ``d = Options()``
+    and ``r = d.resolved()``."""
+    return [
+        ("Sequences", [
+            ("TARGET [QUERY]", "file[/name][{mask}][[actions]][-]; no QUERY = stdin "
+             "(--help=files)", ""),
+            ("--self", "align the target with itself (implies --notrivial)",
+             _onoff(d.self_compare)),
+            ("--strand=both|plus|minus", "query strand(s) to search (B=2|0|-1)", d.strand),
+            ("--action:target=<a>, --action:query=<a>", "append [actions] to a specifier", ""),
+        ]),
+        ("Seeding", [
+            ("--seed=<seed>", "12of19, 14of22, match<n>, half<n> or a 1/0/T pattern "
+             "(T=1..4, W=<n>)", d.seed_name),
+            ("--[no]transition[=2]", "transitions allowed in a seed hit (T=0)",
+             str(d.transition)),
+            ("--step=<n>", "index every n-th target position (Z=)", str(d.step)),
+            ("--word=<bits>", "most bits in the seed-word index (heavier = overweight)",
+             str(d.word)),
+            ("--filter=[<T>,]<M>", "seed hits need M matches and at most T transversions",
+             "off"),
+            ("--twins=[<min>..]<max>", "require two seed hits close on one diagonal", "off"),
+            ("--[no]recoverseeds", "recover hits lost to diagonal-hash collisions",
+             _onoff(d.recover_seeds)),
+        ]),
+        ("Filtering (gap-free extension)", [
+            ("--[no]gfextend", "x-drop extension of seed hits to HSPs", _onoff(d.gfextend)),
+            ("--xdrop=<score>", "x-drop threshold (X=)", f"10*sub[A][A] = {r.xdrop}"),
+            ("--hspthresh=<score>|top<n>|top<p>%", "HSP score threshold (K=)",
+             r.hspthresh_text),
+            ("--[no]entropy", "entropy-adjust HSP scores (P=0|1, --entropy=report)",
+             _onoff(d.entropy)),
+            ("--exact=<len>, --mismatch=<n>,<len>", "alternative gap-free extenders", "off"),
+            ("--justhits", "report seed hits (= --nogfextend --nogapped)", "off"),
+            ("--segments=<file>", "read anchors from a file instead of seeding", "off"),
+            ("--[no]chain[=<diag>,<anti>]", "chain HSPs (G=, R=; C=0..3)", _onoff(d.chain)),
+        ]),
+        ("Gapped extension", [
+            ("--[no]gapped", "y-drop gapped extension from the anchors (--ungapped)",
+             _onoff(d.gapped)),
+            ("--gap=[<open>,]<extend>", "gap penalties; a gap of n costs open+n*extend "
+             "(O=, E=)", f"{r.gap_open},{r.gap_extend}"),
+            ("--ydrop=<score>", "y-drop threshold (Y=)", f"open+300*extend = {r.ydrop}"),
+            ("--gappedthresh=<score>", "alignment score threshold (L=)",
+             f"hspthresh = {r.gappedthresh_text}"),
+            ("--noytrim", "don't trim extensions that reach a sequence end", _onoff(not d.ytrim)),
+            ("--inner=<score>", "interpolation threshold, 0 = off (H=)", str(d.inner)),
+            ("--allgappedbounds", "bound extensions by all earlier extensions",
+             _onoff(d.allgappedbounds)),
+            ("--notrivial", "drop a trivial self-alignment", _onoff(d.notrivial)),
+            ("--masking=<n>", "dynamically mask target bases aligned n times (M=)",
+             str(d.masking)),
+            ("--allocate:traceback=<bytes>", "traceback memory, K/M suffixes (m=)",
+             str(d.traceback_bytes)),
+        ]),
+        ("Scoring", [
+            ("--scores=<file>", "substitution matrix and settings file (Q=)", "HOXD70"),
+            ("--match=<R>[,<P>]", "+R/-P scores; derives gap, K, X, Y (U=, --unitscores)",
+             "off"),
+            ("--ambiguous=n|iupac[,[<r>,]<p>]", "N (or any IUPAC code) scores r against "
+             "itself, -p against bases", "off"),
+            ("<nuc><nuc>:<score>", "override one substitution score, e.g. AC:-50", ""),
+        ]),
+        ("Output", [
+            ("--format=<format>", "lav, lav+, axt, axt+, maf, maf+, maf-, general[-][:<fields>],"
+             " cigar, sam, softsam, paf, segments, ... (--help=formats)", d.format),
+            ("--output=<file>", "write alignments to a file", "stdout"),
+            ("--markend", "end the output with '# lastz end-of-file'", _onoff(d.markend)),
+            ("--identity=<min>[..<max>]", "keep alignments with this percent identity", "off"),
+            ("--coverage=<min>[..<max>]", "... this percent of the query covered", "off"),
+            ("--continuity=<min>[..<max>]", "... this percent continuity", "off"),
+            ("--filter=nmatch:<n>", "... at least n matches (also nmismatch:0..<n>, "
+             "ngap:0..<n>, cgap:0..<n>)", "off"),
+            ("--show=defaults", "print the resolved settings before the output "
+             "(--help=defaults: print and stop)", "off"),
+        ]),
+        ("System (fastz only; not recorded in output headers)", [
+            ("--workers=<n>", "CPU threads, 0 = all cores", str(d.workers)),
+            ("--backend=auto|cpu|gpu", "compute backend; auto uses a GPU when present",
+             d.backend),
+            ("--quiet", "no progress messages", _onoff(d.quiet)),
+            ("--stats[=<file>]", "timing and counts per stage (stderr or file)", "off"),
+            ("--help[=files|formats|shortcuts|yasra]", "this text, or a topic", ""),
+            ("--version", "print the version", ""),
+        ]),
+    ]
+
+
+def help_text() -> str:
+    """The grouped option list printed by ``fastz --help`` and ``fastz align --help``."""
+    d = Options(target="TARGET")
+    r = d.resolved()
+    out = [f"{PROG} {__version__} -- whole-genome DNA alignment, byte-identical to "
+           f"LASTZ {LASTZ_VERSION}",
+           "",
+           f"usage: {PROG} TARGET [QUERY] [options]        (LASTZ drop-in)",
+           f"       {PROG} align TARGET [QUERY] [options]",
+           f"       {PROG} compare A B [--format=<format>]",
+           "",
+           "Options are spelled as in LASTZ, values attached with '='; defaults in [ ].",
+           "BLASTZ shortcuts (K=, L=, H=, ...) are accepted too (--help=shortcuts)."]
+    for group, rows in _help_rows(d, r):
+        out += ["", f"{group}:"]
+        for spelling, text, default in rows:
+            tail = f" [{default}]" if default else ""
+            body = textwrap.wrap(text + tail, width=79 - 32, break_on_hyphens=False)
+            if len(spelling) <= 28:
+                out.append(f"  {spelling:<28}  {body[0]}")
+            else:
+                out += [f"  {spelling}", f"{'':<32}{body[0]}"]
+            out += [f"{'':<32}{line}" for line in body[1:]]
+    return "\n".join(out) + "\n"
+
+
+def _topic_text(kind: str) -> str:
+    if kind == "files":
+        return ("A TARGET or QUERY specifier is\n"
+                "    [nickname::]filename[/selectname][{maskfile}][[actions]][-]\n"
+                "filename: FASTA, FASTQ, 2bit or nib; /selectname picks one sequence of a\n"
+                "2bit file; a trailing - aligns the reverse complement.  Actions (comma-\n"
+                "separated inside brackets): <start>..<end>, <start>#<len>, <center>^<len>,\n"
+                "revcomp, multiple, separator=<c>, subset=<file>, subsample=<k>/<n>, unmask,\n"
+                "softmask=<file>, xmask=<file>, nmask=<file>, nickname=<name>,\n"
+                "nameparse=full|alphanum|darkspace|tag:<marker>, format=<type>.\n")
+    if kind == "formats":
+        public = [f for f in GENERAL_FIELDS if f not in ("NA", "~", "hspid", "phash", "ahash")]
+        return ("Output formats (--format=<format>):\n  " + ", ".join(sorted(FORMATS)) + "\n\n"
+                "--format=general[-]:<fields> takes a comma-separated list of:\n  "
+                + ", ".join(public) + "\naliases: "
+                + ", ".join(f"{a}={c}" for a, c in FIELD_ALIASES.items()) + "\n")
+    if kind == "shortcuts":
+        rows = [("B=0|2|-1", "--strand=plus|both|minus"), ("C=0..3", "--[no]chain --[no]gapped"),
+                ("c=1", "--census"), ("E=<n>", "--gap=<..,n>"), ("G=<n>", "--chain=<n,..>"),
+                ("H=<n>", "--inner=<n>"), ("K=<n>", "--hspthresh=<n>"),
+                ("L=<n>", "--gappedthresh=<n>"), ("M=<n>", "--masking=<n>"),
+                ("m=<bytes>", "--allocate:traceback=<bytes>"), ("O=<n>", "--gap=<n,..>"),
+                ("P=0|1|>1", "--noentropy | --entropy | --entropy=report"),
+                ("Q=<file>", "--scores=<file>"), ("R=<n>", "--chain=<..,n>"),
+                ("T=1|2|3|4", "--seed=12of19|14of22 with/without --transition"),
+                ("T=0", "--notransition"), ("U=1", "--match=1,1"),
+                ("W=<n>", "--seed=match<n>"), ("X=<n>", "--xdrop=<n>"), ("Y=<n>", "--ydrop=<n>"),
+                ("Z=<n>", "--step=<n>")]
+        return "BLASTZ shortcuts:\n" + "".join(f"  {a:<12} same as {b}\n" for a, b in rows)
+    if kind == "yasra":
+        return "yasra-specific options\n" + "".join(
+            f"  {name:<15} ({text}{YASRA_NEW})\n" for name, text in YASRA.items())
+    if kind == "version":
+        return version_text()
+    return help_text()
+
+
+def version_text() -> str:
+    return f"{PROG} {__version__} (drop-in for lastz {LASTZ_VERSION})\n"
+
+
+# --- Commands -------------------------------------------------------------------------
+
+_TOP_LEVEL = {"align", "compare"}
+
+
+class _FastzGroup(click.Group):
+    """Adds the bare drop-in form: anything that is not a subcommand runs ``align``."""
+
+    def parse_args(self, ctx, args):
+        if not args or args[0] in ("--help", "-h", "--help=all"):
+            click.echo(help_text(), nl=False)
+            ctx.exit(0 if args else 1)
+        if args[0] in ("--version", "-v"):
+            click.echo(version_text(), nl=False)
+            ctx.exit(0)
+        if args[0] not in _TOP_LEVEL:
+            args = ["align", *args]
+        if args[0] == "align":                  # the raw words, untouched by click's parser
+            ctx.meta["fastz.align_words"] = list(args[1:])
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_FastzGroup, add_help_option=False)
+def cli():
+    """fastz: whole-genome DNA alignment, byte-identical to LASTZ."""
+
+
+@cli.command("align", add_help_option=False,
+             context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                               "allow_interspersed_args": False})
+@click.argument("words", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def align_cmd(ctx, words):
+    """Align TARGET with QUERY (LASTZ options, e.g. --format=maf K=4000)."""
+    from .lastz_args import parse_lastz_argv, show_defaults_text
+    words = ctx.meta.get("fastz.align_words", list(words))
+    try:
+        opts = parse_lastz_argv(words)
+    except HelpRequested as req:
+        click.echo(_topic_text(req.kind), nl=False)
+        return 0
+    if opts.show_defaults == "exit":                     # --help=defaults
+        from .scoring import scoreset_from_options
+        scores = scoreset_from_options(opts)
+        click.echo(show_defaults_text(opts.resolved(scores), scores), nl=False)
+        return 0
+    from .pipeline import run
+    code = run(opts)
+    return 0 if code is None else int(code)
+
+
+@cli.command("compare", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("a")
+@click.argument("b")
+@click.option("--format", "fmt", default=None, help="alignment format of A and B "
+              "(default: guessed)")
+def compare_cmd(a, b, fmt):
+    """Compare two alignment files (e.g. fastz's and lastz's output)."""
+    from .compare import main as compare_main
+    code = compare_main(a, b) if fmt is None else compare_main(a, b, fmt)
+    return 0 if code is None else int(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line.  With ``argv`` given (tests) the exit status is returned;
+    with ``argv=None`` (console script, ``python -m fastz``) the process exits with it."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
+        code = rv if isinstance(rv, int) else 0
+    except FastzError as exc:
+        msg = " ".join(str(exc).split("\n")).strip() or type(exc).__name__
+        print(f"{PROG}: {msg}", file=sys.stderr)
+        code = 1
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        print(f"{PROG}: aborted", file=sys.stderr)
+        code = 1
+    except BrokenPipeError:                       # e.g. `fastz ... | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())     # (no second error when Python flushes)
+        code = 141
+    if argv is None:
+        sys.exit(code)
+    return code

@@ -1,0 +1,307 @@
+"""Output writers for every LASTZ output format: the entry point.
+
+``make_writer(opts, scores, target, query_filename, out)`` returns a ``Writer``
+whose ``header()`` / ``write(strand_result)`` / ``footer()`` produce the bytes
+LASTZ 1.04.22 produces (except the program token, ``fastz.version.PROGRAM_TOKEN``).
+
+Mirrors LASTZ ``output.c`` (``print_job_header``, ``print_header``,
+``print_align_list``, ``print_match``, ``print_job_footer``, ``print_generic``,
+``print_eof_comment``) and the ``--format`` parsing in ``lastz.c``.  The formats
+themselves live in ``lav.py``, ``textformats.py``, ``general.py`` and
+``samcigar.py``; shared alignment walking in ``alignview.py``.
+
+Conventions for the caller (the pipeline):
+
+* ``StrandResult.query`` is the strand buffer; ``StrandResult.strand`` says which
+  strand.  ``Sequence.revcomp`` must describe how the sequence was *loaded*
+  (specifier ``-`` / ``revcomp``), identically for both strands: the printed
+  orientation is ``revcomp XOR (strand == '-')``, as LASTZ toggles its flags.
+* Strands are written in LASTZ order (query1 +, query1 -, query2 +, ...), each
+  strand's alignments in output order.  Empty strands may be passed (they print
+  nothing, except an ``x`` stanza when ``stats['num_masked']`` is set).
+* ``Alignments.kind`` != "gapped" selects LASTZ's ``print_match`` path (HSPs,
+  seed hits); gapped alignments of the ``*segments`` / ``rdotplot`` formats are
+  split into gap-free runs here.
+* Dynamic masking: ``StrandResult.stats['num_masked']`` (x stanza / comment) and
+  ``Writer.census_intervals`` (list of 1-based (b, e), LAV m stanza) are optional.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+from ..errors import InputError, OptionsError
+from ..options import Options
+from ..records import Sequence, StrandResult
+from ..scoring import ScoreSet
+from ..version import PROGRAM_TOKEN
+from .alignview import AlnView, SeqInfo, degapify, views
+
+# --- Format specifications ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """What ``--format=<name>`` selects (LASTZ's outputFormat + outputInfo + flags)."""
+
+    family: str                   # lav | axt | maf | sam | cigar | genpaf | text | diffs | none
+    variant: str = ""             # family-specific: lav: "", "+", "text", "score";
+                                  # axt: "", "+", "size2"; maf: "", "+", "-";
+                                  # sam: "hard", "soft"; genpaf: general | nohdr | namehdr |
+                                  # blast | blastnohdr | paf; text: "text", "ztext";
+                                  # diffs: "blocks", "noblocks"
+    header: bool = True           # sam / sam-: print @HD/@SQ
+    keys: str = ""                # genpaf field codes (LASTZ genpafXXX characters)
+    degapify: bool = False        # print gapped alignments as gap-free segments
+    distinguish: bool = False     # ~maf: prefix '~' to name2 when equal to name1
+    comments: str = ""            # print_generic style: "" | "#" | "#plain" | "plain"
+
+
+def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatSpec:
+    """Parse the text after ``--format=`` (LASTZ spellings), plus optional field names.
+
+    ``fields`` lets a caller pass ``format="general"`` / ``"general-"`` with the
+    field list separately (``Options.format_fields``).
+    """
+    from .general import CANNED_KEYS, parse_keys
+
+    s = spec.strip()
+    if fields and ":" not in s:
+        s = f"{s}:{','.join(fields)}"
+    low = s.lower()
+    simple = {
+        "lav": FormatSpec("lav"),
+        "lav+": FormatSpec("lav", "+", comments="#"),
+        "lav+text": FormatSpec("lav", "text", comments="#plain"),
+        "text+lav": FormatSpec("lav", "text", comments="#plain"),
+        "lavscore": FormatSpec("lav", "score"),
+        "axt": FormatSpec("axt"),
+        "axt+": FormatSpec("axt", "+", comments="#"),
+        "axt:size2": FormatSpec("axt", "size2"),
+        "waxt": FormatSpec("axt", "size2"),
+        "maf": FormatSpec("maf"),
+        "~maf": FormatSpec("maf", distinguish=True),
+        "maf+": FormatSpec("maf", "+", comments="#"),
+        "~maf+": FormatSpec("maf", "+", distinguish=True, comments="#"),
+        "maf-": FormatSpec("maf", "-"),
+        "mafsegments": FormatSpec("maf", degapify=True),
+        "mafsegments+": FormatSpec("maf", "+", degapify=True, comments="#"),
+        "mafsegments-": FormatSpec("maf", "-", degapify=True),
+        "softsam": FormatSpec("sam", "soft"),
+        "softsam-": FormatSpec("sam", "soft", header=False),
+        "sam": FormatSpec("sam", "hard"),
+        "sam-": FormatSpec("sam", "hard", header=False),
+        "cigar": FormatSpec("cigar"),
+        "segments": FormatSpec("genpaf", "general", keys=CANNED_KEYS["segments"]),
+        "general": FormatSpec("genpaf", "general", keys=CANNED_KEYS["general"]),
+        "gen": FormatSpec("genpaf", "general", keys=CANNED_KEYS["general"]),
+        "general-": FormatSpec("genpaf", "nohdr", keys=CANNED_KEYS["general"]),
+        "gen-": FormatSpec("genpaf", "nohdr", keys=CANNED_KEYS["general"]),
+        "genseg": FormatSpec("genpaf", "general", keys=CANNED_KEYS["general"], degapify=True),
+        "generalseg": FormatSpec("genpaf", "general", keys=CANNED_KEYS["general"], degapify=True),
+        "genseg-": FormatSpec("genpaf", "nohdr", keys=CANNED_KEYS["general"], degapify=True),
+        "generalseg-": FormatSpec("genpaf", "nohdr", keys=CANNED_KEYS["general"], degapify=True),
+        "mapping": FormatSpec("genpaf", "general", keys=CANNED_KEYS["mapping"]),
+        "mapping-": FormatSpec("genpaf", "nohdr", keys=CANNED_KEYS["mapping"]),
+        "blastn": FormatSpec("genpaf", "blast", keys=CANNED_KEYS["blastn"]),
+        "blastn-": FormatSpec("genpaf", "blastnohdr", keys=CANNED_KEYS["blastn"]),
+        "paf": FormatSpec("genpaf", "paf", keys=CANNED_KEYS["paf:minimap2"]),
+        "paf:minimap2": FormatSpec("genpaf", "paf", keys=CANNED_KEYS["paf:minimap2"]),
+        "paf:wfmash": FormatSpec("genpaf", "paf", keys=CANNED_KEYS["paf:wfmash"]),
+        "rdotplot": FormatSpec("genpaf", "namehdr", keys=CANNED_KEYS["rdotplot"], degapify=True),
+        "rdotplot+score": FormatSpec("genpaf", "namehdr", keys=CANNED_KEYS["rdotplot+score"],
+                                     degapify=True),
+        "text": FormatSpec("text", "text", comments="plain"),
+        "ztext": FormatSpec("text", "ztext", comments="plain"),
+        "zerotext": FormatSpec("text", "ztext", comments="plain"),
+        "none": FormatSpec("none"),
+    }
+    for name in ("diff", "diffs", "difference", "differences"):
+        simple[name] = FormatSpec("diffs", "blocks")
+        simple[name + "-"] = FormatSpec("diffs", "noblocks")
+    if low in simple:
+        return simple[low]
+    # general:<fields> and friends
+    for prefix, variant, degap in (("gen:", "general", False), ("general:", "general", False),
+                                   ("gen-:", "nohdr", False), ("general-:", "nohdr", False),
+                                   ("genseg:", "general", True), ("generalseg:", "general", True),
+                                   ("genseg-:", "nohdr", True), ("generalseg-:", "nohdr", True)):
+        if low.startswith(prefix):
+            rest = s[len(prefix):]
+            if not rest:
+                raise OptionsError(f"empty keys string for --format={prefix}")
+            return FormatSpec("genpaf", variant, keys=parse_keys(rest), degapify=degap)
+    if low in ("gfa", "gfanoscore", "comp", "istats", "infstats", "identity", "deseed") \
+            or low.startswith(("istats(", "infstats(")):
+        raise OptionsError(f"--format={spec} is not supported by fastz")
+    raise OptionsError(f"can't understand \"--format={spec}\"")
+
+
+# --- Header pieces shared by several formats -----------------------------------------
+
+
+def threshold_strings(opts: Options) -> tuple[str, str, bool]:
+    """(hsp threshold, gapped threshold, gapped is a plain score) as LASTZ prints them."""
+    top = opts.hspthresh_top
+    if top:
+        hsp = _top_string(top)
+        if opts.gappedthresh is None:
+            return hsp, hsp, False
+        return hsp, str(int(opts.gappedthresh)), True
+    hsp = str(int(opts.hspthresh if opts.hspthresh is not None else 3000))
+    gapped = opts.gappedthresh if opts.gappedthresh is not None else int(hsp)
+    return hsp, str(int(gapped)), True
+
+
+def _top_string(top: str) -> str:
+    t = top.strip()
+    body = t[3:] if t.lower().startswith("top") else t
+    if body.endswith("%"):
+        return "top%.1f%%" % float(body[:-1])
+    return "top%d" % int(body)
+
+
+def score_matrix_lines(scores: ScoreSet, with_extras: bool, prefix: str = "") -> list[str]:
+    """LASTZ print_score_matrix: the printed substitution matrix (upper-case labels)."""
+    labels = [c for c in scores.labels if not ("a" <= c <= "z")]
+    hexa = any((not c.isprintable()) or c.isspace() for c in labels)
+    hidden = (not hexa) and (not with_extras)
+    lines = []
+    if with_extras:
+        lines.append(f"{prefix}gap_open_penalty   = {scores.gap_open}")
+        lines.append(f"{prefix}gap_extend_penalty = {scores.gap_extend}")
+
+    def lab(c: str) -> str:
+        return "%02X" % ord(c) if hexa else c
+
+    head = prefix + (" " if hidden else "    " if hexa else "   ")
+    head += "".join(" %4s" % lab(c) for c in labels)
+    lines.append(head)
+    for r in labels:
+        row = prefix + ("  " if hexa else " ")
+        if not hidden:
+            row += "%2s" % lab(r)
+        row += "".join(" %4d" % int(scores.sub[ord(r), ord(c)]) for c in labels)
+        lines.append(row)
+    return lines
+
+
+def seed_string(opts: Options) -> str:
+    """The ``seed=...`` comment LASTZ prints after the job header."""
+    trans = {0: "", 1: " w/transition"}.get(int(opts.transition), " w/2 transitions")
+    return f"seed={opts.seed}{trans}"
+
+
+# --- The writer ------------------------------------------------------------------------
+
+
+class Writer:
+    """Base writer: strand bookkeeping; subclasses format (see module docstring)."""
+
+    def __init__(self, opts: Options, scores: ScoreSet, target: Sequence, query_filename: str,
+                 out: TextIO, spec: FormatSpec):
+        self.opts = opts
+        self.scores = scores
+        self.target = target
+        self.query_filename = query_filename
+        self.out = out
+        self.spec = spec
+        self.program = PROGRAM_TOKEN
+        self.args = opts.args or ""
+        self.tinfo = SeqInfo(target, bool(target.revcomp), "seq1")
+        self.census_intervals: list[tuple[int, int]] | None = None
+
+    # --- public interface ---
+
+    def header(self) -> None:
+        """Job header, then the option comments (LASTZ print_options)."""
+        self.job_header()
+        self.generic(seed_string(self.opts))
+        self.generic(f"step={int(self.opts.step)}")
+
+    def write(self, result: StrandResult) -> None:
+        """One query strand's alignments, in the given order."""
+        q = result.query
+        rev2 = (result.strand == "-") != bool(q.revcomp)
+        qinfo = SeqInfo(q, rev2, "seq2")
+        alns = result.alignments
+        if len(alns):
+            is_hsp = alns.kind != "gapped"
+            if self.spec.degapify and not is_hsp:
+                alns = degapify(alns, self.target.chars, q.chars, self.scores.sub)
+                is_hsp = True
+            vs = views(alns, self.target.chars, q.chars, is_hsp)
+            self.strand_header(qinfo)
+            self.write_views(qinfo, vs)
+        num_masked = (result.stats or {}).get("num_masked")
+        if num_masked is not None:
+            self.x_stanza(int(num_masked))
+
+    def footer(self) -> None:
+        """Job footer, then ``# lastz end-of-file`` with --markend."""
+        self.job_footer()
+        if self.opts.markend and self.spec.family != "none":
+            self.out.write("# lastz end-of-file\n")
+
+    # --- hooks for the formats ---
+
+    def job_header(self) -> None:
+        pass
+
+    def job_footer(self) -> None:
+        pass
+
+    def strand_header(self, qinfo: SeqInfo) -> None:
+        pass
+
+    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+        pass
+
+    def generic(self, text: str) -> None:
+        """LASTZ print_generic: a comment line, only in the comment-carrying formats."""
+        style = self.spec.comments
+        if style == "#":
+            self.out.write(f"# {text}\n")
+        elif style == "#plain":
+            self.out.write(f"# {text}\n{text}\n")
+        elif style == "plain":
+            self.out.write(f"{text}\n")
+
+    def x_stanza(self, num_masked: int) -> None:
+        self.generic(f"num_masked={num_masked}")
+
+    def require_forward_target(self, what: str) -> None:
+        if self.tinfo.rev:
+            raise InputError(f"attempt to print - strand or complement for sequence 1 in {what}")
+
+
+class NoneWriter(Writer):
+    """--format=none: nothing at all (not even --markend)."""
+
+    def header(self) -> None:
+        pass
+
+
+def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filename: str,
+                out: TextIO) -> Writer:
+    """The writer for ``opts.format`` (and ``opts.format_fields``)."""
+    from .general import GeneralWriter
+    from .lav import LavWriter
+    from .samcigar import CigarWriter, SamWriter
+    from .textformats import AxtWriter, DiffsWriter, MafWriter, TextWriter
+
+    spec = parse_format(opts.format or "lav", tuple(opts.format_fields or ()))
+    cls = {"lav": LavWriter, "axt": AxtWriter, "maf": MafWriter, "sam": SamWriter,
+           "cigar": CigarWriter, "genpaf": GeneralWriter, "text": TextWriter,
+           "diffs": DiffsWriter, "none": NoneWriter}[spec.family]
+    return cls(opts, scores, target, query_filename, out, spec)
+
+
+def stdout_for_quirks(opts: Options, out: TextIO) -> TextIO:
+    """Where LASTZ's stray ``printf`` output goes: stdout, even with --output=FILE."""
+    return sys.stdout if opts.output else out
+
+
+__all__ = ["FormatSpec", "Writer", "make_writer", "parse_format", "threshold_strings",
+           "score_matrix_lines", "seed_string"]

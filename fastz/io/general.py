@@ -1,0 +1,500 @@
+"""General (tab-separated) output and its canned variants.
+
+``general[:fields]``, ``general-``, ``mapping``, ``segments``, ``blastn``,
+``PAF:minimap2``, ``PAF:wfmash`` and ``rdotplot`` all print one line per
+alignment from a list of field codes.
+
+Mirrors LASTZ ``genpaf.c``: ``parse_genpaf_keys``, ``print_genpaf_job_header``,
+``print_genpaf_align`` (gapped alignments), ``print_genpaf_match`` (HSPs and
+segments), ``print_blast_header`` and, from ``output.c``, the rdotplot name
+header.  Field codes are LASTZ's one-character ``genpafXXX`` codes.
+"""
+from __future__ import annotations
+
+import math
+import struct
+
+import numpy as np
+
+from ..errors import InputError, OptionsError
+from ..records import OP_DEL, OP_INS, OP_MATCH
+from .alignview import BITS, COMPLEMENT, PRINTABLE, AlnView, Place, SeqInfo, coverage
+from .formats import Writer
+
+# --- Field names ----------------------------------------------------------------------
+
+#: (user name, code, header text); header None = the name itself
+FIELDS: list[tuple[str, str, str | None]] = [
+    ("name1", "N", None), ("number1", "O", None), ("strand1", "D", None),
+    ("size1", "S", None), ("start1", "B", None), ("zstart1", "Z", None),
+    ("end1", "E", None), ("length1", "L", None), ("align1", "A", None),
+    ("text1", "T", None), ("qalign1", "F", None), ("name2", "n", None),
+    ("number2", "o", None), ("strand2", "d", None), ("size2", "s", None),
+    ("start2", "b", None), ("zstart2", "z", None), ("start2+", "<", None),
+    ("zstart2+", ">", None), ("end2", "e", None), ("end2+", ",", None),
+    ("length2", "l", None), ("align2", "a", None), ("text2", "t", None),
+    ("qalign2", "f", None), ("nmatch", "u", None), ("nmismatch", "v", None),
+    ("npair", "w", None), ("ncolumn", "W", None), ("ngap", "y", None),
+    ("cgap", "x", None), ("diff", "=", None), ("cigar", "&", None),
+    ("cigar-", "@", None), ("cigarx", "_", None), ("cigarx-", "^", None),
+    ("cigarx1", '"', None), ("cigarx1-", "'", None), ("diagonal", "/", None),
+    ("shingle", "\\", None), ("score", "#", None), ("identity", "I", "identity\tidPct"),
+    ("idfrac", "k", None), ("id%", "i", None), ("blastid%", "m", None),
+    ("coverage", "C", "coverage\tcovPct"), ("covfrac", "7", None), ("cov%", "6", None),
+    ("continuity", "c", "continuity\tconPct"), ("confrac", "9", None), ("con%", "8", None),
+    ("gaprate", "G", "gaprate\tgapPct"), ("nucs1", "J", None), ("quals1", "K", None),
+    ("nucs2", "p", None), ("quals2", "q", None), ("number", "[", None),
+    ("znumber", "]", None), ("chore", "*", None), ("hspid", "(", None),
+    ("phash", "4", None), ("ahash", "5", None), ("NA", "X", ""), ("~", "~", None),
+]
+NAME_TO_KEY = {name: key for name, key, _ in FIELDS}
+ALIASES = {
+    "n1": "N", "s1": "B", "z1": "Z", "e1": "E", "l1": "L", "a1": "A", "t1": "T",
+    "n2": "n", "s2": "b", "z2": "z", "s2+": "<", "z2+": ">", "e2": "e", "e2+": ",",
+    "l2": "l", "a2": "a", "t2": "t", "d": "/", "diag": "/", "s": "#", "id": "I",
+    "ident": "I", "cov": "C", "con": "c", "gap": "G",
+}
+#: header text per code (codes without a user name are LASTZ's internal ones)
+HEADER = {key: (hdr if hdr is not None else name) for name, key, hdr in FIELDS}
+HEADER.update({"0": "start1", "1": "end1", "2": "start2", "3": "end2", "Q": "bstart1",
+               "R": "bend1", "$": "bitscore", "%": "evalue", "{": "mapqual", "|": "astag",
+               "}": "cgtag", ".": "cgtag"})
+
+CR, MARKER, SEPARATOR, TEXTDIFF = "!", "~", ";", "="
+DIFF_DEFAULT = ".:x--X"   # match, transition, transversion, insert1, insert2, other
+
+CANNED_KEYS = {
+    "general": "#NDSZEndszeIC",
+    "mapping": "NZEnd>,IC^",
+    "segments": "NBEnbed#",
+    "blastn": "nNmWvy<,QR%$",
+    "rdotplot": "02!13!XX",
+    "rdotplot+score": "02#!13#!XXX",
+    "paf:wfmash": "ns>,dNSZEuW{|}",
+    "paf:minimap2": "ns>,dNSZEuW{|.",
+}
+
+
+def parse_keys(text: str) -> str:
+    """Comma-separated field names -> code string (LASTZ parse_genpaf_keys)."""
+    keys = []
+    diff_chars = None
+    have_diff = False
+    for field in text.split(","):
+        if field == "":
+            key = CR
+        else:
+            key = NAME_TO_KEY.get(field) or ALIASES.get(field)
+            if key is None and field.startswith("diff") and len(field) == 4 + len(DIFF_DEFAULT):
+                key = TEXTDIFF
+                diff_chars = field[4:]
+                if SEPARATOR in diff_chars:
+                    raise OptionsError(f"diff field cannot contain {SEPARATOR}")
+            if key is None:
+                raise OptionsError(f'unrecognized field name (for --format=general): "{field}"')
+            if key == TEXTDIFF:
+                if have_diff:
+                    raise OptionsError("duplicate field name: diff")
+                have_diff = True
+        keys.append(key)
+    s = "".join(keys)
+    if diff_chars is not None:
+        s += SEPARATOR + TEXTDIFF + diff_chars
+    return s
+
+
+def split_keys(keys: str) -> tuple[str, str]:
+    """(field codes, diff characters) from a code string."""
+    fields, _, info = keys.partition(SEPARATOR)
+    diff = DIFF_DEFAULT
+    if info.startswith(TEXTDIFF):
+        diff = info[1:1 + len(DIFF_DEFAULT)]
+    return fields, diff
+
+
+def header_line(fields: str) -> str:
+    """LASTZ print_genpaf_job_header."""
+    out = []
+    tab = "#"
+    for k in fields:
+        if tab in ("#", "\0"):
+            out.append("#")
+            tab = "\t"
+        elif k in (CR, MARKER):
+            tab = "\t"
+        else:
+            out.append("\t")
+        if k == CR:
+            out.append("\n")
+            tab = "#"
+        elif k == MARKER:
+            out.append("~")
+            tab = "\0"
+        else:
+            out.append(HEADER.get(k, ""))
+    out.append("\n")
+    return "".join(out)
+
+
+# --- hashing (unadvertised phash / ahash fields) ------------------------------------------
+
+
+def hassock_hash(data: bytes) -> int:
+    """LASTZ's MurmurHash2 variant (utilities.c hassock_hash), reading the block backwards."""
+    m = 0x87C10417
+    n = len(data)
+    h = (0x5C3FC4D3 ^ n) & 0xFFFFFFFF
+    end = n
+    while end >= 4:
+        k = data[end - 1] | (data[end - 2] << 8) | (data[end - 3] << 16) | (data[end - 4] << 24)
+        end -= 4
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    rest = end
+    if rest == 3:
+        h ^= data[2] << 16
+    if rest >= 2:
+        h ^= data[1] << 8
+    if rest >= 1:
+        h ^= data[0]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return h
+
+
+def _lastz_ops(v: AlnView) -> bytes:
+    code = {OP_MATCH: 3, OP_INS: 1, OP_DEL: 2}
+    vals = [code[int(x) & 0xF] | ((int(x) >> 4) << 2) for x in v.ops]
+    return struct.pack(f"<{len(vals)}I", *vals)
+
+
+# --- The writer ----------------------------------------------------------------------------
+
+
+class GeneralWriter(Writer):
+    """All genpaf-based formats."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.fields, self.diff_chars = split_keys(self.spec.keys)
+        self.number = 0
+        self.prev_names = ("", "")
+        if "K" in self.fields:      # fastz reads no base-call qualities
+            raise InputError(f"{self.target.filename} has no base-call qualities "
+                             "(required for --format=general:quals1)")
+
+    def write(self, result) -> None:
+        if "q" in self.fields:
+            raise InputError(f"{result.query.filename} has no base-call qualities "
+                             "(required for --format=general:quals2)")
+        super().write(result)
+
+    def job_header(self) -> None:
+        variant = self.spec.variant
+        if variant in ("general", "nohdr", "namehdr"):
+            self.number = -1
+        if variant == "general":
+            self.out.write(header_line(self.fields))
+
+    def strand_header(self, qinfo: SeqInfo) -> None:
+        variant = self.spec.variant
+        if variant == "blast":
+            name = qinfo.whole.name if not qinfo.partitioned else qinfo.seq.name
+            name = name or "query"
+            self.out.write(
+                f"# {self.program} {self.args}\n# Query: {name}\n"
+                f"# Database: {self.target.filename}\n"
+                "# Fields: query id, subject id, % identity, alignment length, mismatches,"
+                " gap opens, q. start, q. end, s. start, s. end, evalue, bit score\n")
+        elif variant == "namehdr":
+            n1 = (self.target.name if not self.tinfo.partitioned else "") or "seq1"
+            n2 = (qinfo.seq.name if not qinfo.partitioned else "") or "seq2"
+            if (n1, n2) != self.prev_names:
+                if self.spec.keys == CANNED_KEYS["rdotplot+score"]:
+                    self.out.write(f"{n1}\t{n2}\tscore\n")
+                else:
+                    self.out.write(f"{n1}\t{n2}\n")
+                self.prev_names = (n1, n2)
+
+    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+        out = []
+        for v in vs:
+            if v.is_hsp:
+                self.require_forward_target("print_genpaf_match")
+            self.number += 1
+            out.append(self.line(qinfo, v))
+        self.out.write("".join(out))
+
+    # --- one line ---
+
+    def line(self, qinfo: SeqInfo, v: AlnView) -> str:
+        t = self.tinfo
+        p1 = t.place(v.beg1)
+        p2 = qinfo.place(v.beg2)
+        rev1, rev2 = t.rev, qinfo.rev
+        ctx = _Ctx(self, v, p1, p2, rev1, rev2, t, qinfo)
+        parts = []
+        tab = "#"
+        for k in self.fields:
+            if tab in ("#", "\0") or k in (CR, MARKER):
+                tab = "\t"
+            else:
+                parts.append("\t")
+            if k == CR:
+                parts.append("\n")
+                tab = "#"
+            elif k == MARKER:
+                parts.append("~")
+                tab = "\0"
+            else:
+                parts.append(ctx.field(k))
+        parts.append("\n")
+        return "".join(parts)
+
+
+def _ratio(numer: int, denom: int, pct: bool, frac: bool) -> str:
+    p = ("%.1f%%" % ((100.0 * numer) / denom)) if denom != 0 else "NA"
+    if frac and pct:
+        return f"{numer}/{denom}\t{p}"
+    if frac:
+        return f"{numer}/{denom}"
+    return p
+
+
+class _Ctx:
+    """Everything one general line needs, computed on demand."""
+
+    def __init__(self, w: GeneralWriter, v: AlnView, p1: Place, p2: Place, rev1: bool,
+                 rev2: bool, t: SeqInfo, qinfo: SeqInfo):
+        self.w, self.v, self.p1, self.p2 = w, v, p1, p2
+        self.rev1, self.rev2 = rev1, rev2
+        self.t, self.qinfo = t, qinfo
+        self.start1 = p1.start(v.beg1, rev1)
+        self.start2 = p2.start(v.beg2, rev2)
+        self.len1 = v.height
+        self.len2 = v.width
+        self.strand1 = "-" if rev1 else "+"
+        self.strand2 = "-" if rev2 else "+"
+
+    # dot-plot coordinates (LASTZ differs between its align and match paths)
+    def dot(self, which: int) -> tuple[int, int]:
+        v = self.v
+        if which == 1:
+            p, rev, start, n, pos0 = self.p1, self.rev1, self.start1, self.len1, v.beg1
+            part_test = p.partitioned
+        else:
+            p, rev, start, n, pos0 = self.p2, self.rev2, self.start2, self.len2, v.beg2
+            # the align path tests sequence 1's partitioning here (a LASTZ quirk)
+            part_test = p.partitioned if v.is_hsp else self.p1.partitioned
+        if v.is_hsp:
+            if not rev:
+                ds = pos0 + 1 if p.partitioned else start
+                return ds, ds + n - 1
+            ds = (p.invert - pos0) if part_test else (p.start_loc + p.length + p.offset - pos0) - 1
+            return ds, ds - n + 1
+        b = pos0 + 1
+        if not rev:
+            ds = b + 1 if p.partitioned else start + 1
+            return ds, ds + n - 1
+        ds = (p.invert - b) if part_test else (p.start_loc + p.length + p.offset - b) - 1
+        return ds, ds - n + 1
+
+    def nucs(self, p: Place, rev: bool, chars) -> str:
+        seg = chars[p.offset:p.offset + p.length]
+        if rev:
+            seg = COMPLEMENT[seg[::-1]]
+        return PRINTABLE[seg].tobytes().decode("latin-1")
+
+    def diff_text(self) -> str:
+        v = self.v
+        info = self.w.diff_chars
+        tcol, qcol = v.columns
+        out = np.empty(tcol.shape[0], np.uint8)
+        both = (tcol >= 0) & (qcol >= 0)
+        b1 = BITS[v.t[tcol[both]]]
+        b2 = BITS[v.q[qcol[both]]]
+        codes = np.full(b1.shape[0], ord(info[5]), np.uint8)
+        ok = (b1 >= 0) & (b2 >= 0)
+        codes[ok] = ord(info[2])
+        codes[ok & ((b1 & 1) == (b2 & 1))] = ord(info[1])
+        codes[ok & (b1 == b2)] = ord(info[0])
+        out[both] = codes
+        out[tcol < 0] = ord(info[4])
+        out[qcol < 0] = ord(info[3])
+        return out.tobytes().decode("latin-1")
+
+    def hash(self, with_script: bool) -> str:
+        v = self.v
+        f1 = 3 if self.rev1 else 0
+        f2 = 3 if self.rev2 else 0
+        if v.is_hsp:
+            if with_script:
+                return "(notimp)"
+            vals = (v.beg1, v.beg2, f1, v.end1, v.end2, f2)
+        else:
+            vals = (v.beg1 + 1, v.beg2 + 1, f1, v.end1, v.end2, f2)
+        h = hassock_hash(struct.pack("<6I", *[x & 0xFFFFFFFF for x in vals]))
+        if with_script:
+            h ^= hassock_hash(_lastz_ops(v))
+        return "%08X" % h
+
+    def field(self, k: str) -> str:   # noqa: C901 (one branch per field, as in LASTZ)
+        v = self.v
+        if k == "X":
+            return "NA"
+        if k == "N":
+            return self.p1.name
+        if k == "O":
+            return str(self.p1.contig - 1)
+        if k == "D":
+            return self.strand1
+        if k == "S":
+            return str(self.p1.true_len)
+        if k == "B":
+            return str(self.start1)
+        if k == "Z":
+            return str(self.start1 - 1)
+        if k == "E":
+            return str(self.start1 + self.len1 - 1)
+        if k == "Q":
+            return str(self.start1 if self.strand1 == self.strand2 else self.start1 + self.len1 - 1)
+        if k == "R":
+            return str(self.start1 + self.len1 - 1 if self.strand1 == self.strand2 else self.start1)
+        if k == "L":
+            return str(self.len1)
+        if k in "AT":
+            return v.text1
+        if k in "Ff":
+            return "*"
+        if k == "n":
+            return self.p2.name
+        if k == "o":
+            return str(self.p2.contig - 1)
+        if k == "d":
+            return self.strand2
+        if k == "s":
+            return str(self.p2.true_len)
+        if k == "<":
+            if self.strand2 == "-":
+                return str(self.p2.true_len + 2 - self.start2 - self.len2)
+            return str(self.start2)
+        if k == "b":
+            return str(self.start2)
+        if k == ">":
+            if self.strand2 == "-":
+                return str(self.p2.true_len + 1 - self.start2 - self.len2)
+            return str(self.start2 - 1)
+        if k == "z":
+            return str(self.start2 - 1)
+        if k == ",":
+            if self.strand2 == "-":
+                return str(self.p2.true_len + 1 - self.start2)
+            return str(self.start2 + self.len2 - 1)
+        if k == "e":
+            return str(self.start2 + self.len2 - 1)
+        if k == "l":
+            return str(self.len2)
+        if k in "at":
+            return v.text2
+        if k in "0123":
+            d = self.dot(1 if k in "01" else 2)
+            return str(d[0] if k in "02" else d[1])
+        if k == "u":
+            return str(v.identity[0])
+        if k == "v":
+            return str(v.identity[1] - v.identity[0])
+        if k == "w":
+            return str(v.identity[1])
+        if k == "W":
+            return str(self.len1 if v.is_hsp else v.continuity[1])
+        if k == "y":
+            return "0" if v.is_hsp else str(v.ngaps())
+        if k == "x":
+            return "0" if v.is_hsp else str(v.continuity[1] - v.continuity[0])
+        if k == "=":
+            return self.diff_text()
+        if k in "&@":
+            m = "M" if k == "&" else "m"
+            if v.is_hsp:
+                return f"{self.len1}{m}"
+            return v.cigar_mid(lower=(k == "@"))
+        if k in "_^":
+            return v.cigar_eqx(hide_singles=True, lower=(k == "^"))
+        if k in "\"'":
+            # LASTZ tests the cigarx- code here, so cigarx1- prints upper case too
+            return v.cigar_eqx(hide_singles=False)
+        if k == "/":
+            return str(self.start1 - self.start2)
+        if k == "\\":
+            return self.shingle()
+        if k == "#":
+            return str(v.score)
+        if k == "]":
+            return str(self.w.number)
+        if k == "[":
+            return str(self.w.number + 1)
+        if k == "$":
+            return "%.1f" % (v.score * 0.0205)
+        if k == "%":
+            bits = v.score * 0.0205
+            return "%.2g" % (3.0e9 * math.exp(-bits * math.log(2)))
+        if k in "Iki":
+            m, d = v.identity
+            return _ratio(m, d, k != "k", k != "i")
+        if k == "m":
+            m, d = v.identity
+            denom = d if v.is_hsp else v.continuity[1]
+            return "%.2f" % ((100.0 * m) / denom) if denom != 0 else "NA"
+        if k in "C76":
+            n, d = coverage(v, self.p1, self.p2)
+            return _ratio(n, d, k != "7", k != "6")
+        if k in "c98":
+            n, d = (self.len1, self.len1) if v.is_hsp else v.continuity
+            return _ratio(n, d, k != "9", k != "8")
+        if k == "G":
+            if v.is_hsp:
+                n, d = 0, self.len1
+            else:
+                n, d = v.continuity
+                n, d = (d - n, n) if n else (0, 0)
+            return _ratio(n, d, True, True)
+        if k == "*":
+            return "NA"
+        if k == "J":
+            return self.nucs(self.p1, self.rev1, v.t)
+        if k == "p":
+            return self.nucs(self.p2, self.rev2, v.q)
+        if k in "Kq":
+            return "*"
+        if k == "(":
+            return "0"
+        if k == "4":
+            return self.hash(False)
+        if k == "5":
+            return self.hash(True)
+        if k == "{":
+            return "255"
+        if k == "|":
+            return f"AS:i:{v.score}"
+        if k == "}":
+            return "cg:Z:" + v.cigar_eqx(hide_singles=False)
+        if k == ".":
+            if v.is_hsp:
+                return f"cg:Z:{self.len1}M"
+            return "cg:Z:" + v.cigar_mid()
+        return ""
+
+    def shingle(self) -> str:
+        diag = self.start1 - self.start2
+        len1, len2 = self.p1.length, self.p2.length
+        se = len1 - diag
+        nw = len2 + diag
+        if diag < 0:
+            diag = -nw if (nw < 0 or nw < len1) else 0
+        elif diag > 0:
+            diag = se if (se < 0 or se < len2) else 0
+        return "NA" if diag == 0 else str(diag)

@@ -1,0 +1,107 @@
+"""LAV output (``--format=lav``, ``lav+``, ``lav+text``, ``lavscore``).
+
+Mirrors LASTZ ``lav.c``: ``print_lav_job_header`` (d stanza),
+``print_lav_header`` (s and h stanzas, once per query strand with output),
+``print_lav_align`` (a stanza, one l line per gap-free run),
+``print_lav_match`` / ``print_lavscore_match`` (HSPs and seed hits),
+``print_lav_m_stanza`` / ``print_lav_x_stanza`` and ``print_lav_job_footer``.
+"""
+from __future__ import annotations
+
+from ..errors import InputError, OptionsError
+from .alignview import AlnView, SeqInfo
+from .formats import Writer, score_matrix_lines, stdout_for_quirks, threshold_strings
+
+_SHORT_SUFFIX = {False: "", True: "-"}
+_LONG_SUFFIX = {False: "", True: " (reverse complement)"}
+
+
+def lav_align_lines(v: AlnView) -> list[str]:
+    """The a stanza of a gapped alignment (1-based buffer coordinates)."""
+    b1 = v.beg1 + 1
+    b2 = v.beg2 + 1
+    lines = ["a {", f"  s {v.score}", f"  b {b1} {b2}", f"  e {v.end1} {v.end2}"]
+    for (i0, j0, run, _gop, _glen), m in zip(v.walk, v.run_matches):
+        pct = (200 * m + run) // (2 * run) if run else 0
+        lines.append(f"  l {b1 + i0} {b2 + j0} {b1 + i0 + run - 1} {b2 + j0 + run - 1} {pct}")
+    lines.append("}")
+    return lines
+
+
+def lav_match_lines(v: AlnView, score_instead: bool = False) -> list[str]:
+    """The a stanza of an HSP / seed hit (percent identity over ACGT pairs)."""
+    last = v.score if score_instead else v.percent_identical()
+    return ["a {", f"  s {v.score}", f"  b {v.beg1 + 1} {v.beg2 + 1}", f"  e {v.end1} {v.end2}",
+            f"  l {v.beg1 + 1} {v.beg2 + 1} {v.end1} {v.end2} {last}", "}"]
+
+
+class LavWriter(Writer):
+    """LAV and its variants."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        if self.tinfo.partitioned:
+            raise OptionsError("multiple action cannot be used with --lav")
+
+    def job_header(self) -> None:
+        o = self.opts
+        k, l_, _ = threshold_strings(o)
+        tname = self.target.filename or "(no name)"
+        qname = self.query_filename or "(no name)"
+        lines = ["#:lav", "d {", f'  "{self.program} {tname} {qname} {self.args}']
+        lines += score_matrix_lines(self.scores, with_extras=False)
+        last = (f"  O = {self.scores.gap_open}, E = {self.scores.gap_extend}, K = {k}, "
+                f"L = {l_}, M = {int(o.masking)}")
+        if self.spec.variant == "+":
+            last += f", X = {int(o.xdrop)}, Y = {int(o.ydrop)}"
+        lines += [last + '"', "}"]
+        self.out.write("\n".join(lines) + "\n")
+
+    def strand_header(self, qinfo: SeqInfo) -> None:
+        if qinfo.partitioned:
+            raise InputError("lav format can't handle multi-sequences")
+        t, q = self.tinfo.whole, qinfo.whole
+        tfile = self.target.filename or "(no name)"
+        qfile = qinfo.seq.filename or "(no name)"
+        th = self.target.header if self.target.header is not None else "(no header)"
+        qh = qinfo.seq.header if qinfo.seq.header is not None else "(no header)"
+        tr, qr = self.tinfo.rev, qinfo.rev
+        self.out.write(
+            "#:lav\ns {\n"
+            f'  "{tfile}{_SHORT_SUFFIX[tr]}" {t.start_loc} {t.start_loc + t.length - 1} '
+            f"{int(tr)} {t.contig}\n"
+            f'  "{qfile}{_SHORT_SUFFIX[qr]}" {q.start_loc} {q.start_loc + q.length - 1} '
+            f"{int(qr)} {q.contig}\n"
+            "}\nh {\n"
+            f'   "{th}{_LONG_SUFFIX[tr]}"\n'
+            f'   "{qh}{_LONG_SUFFIX[qr]}"\n'
+            "}\n")
+
+    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+        from .textformats import text_align_lines, text_match_lines
+
+        out = self.out
+        variant = self.spec.variant
+        quirk = stdout_for_quirks(self.opts, out)
+        for v in vs:
+            if v.is_hsp:
+                out.write("\n".join(lav_match_lines(v, variant == "score")) + "\n")
+                if variant == "text":
+                    out.write(text_match_lines(self.tinfo, qinfo, v, one_based=True))
+            else:
+                out.write("\n".join(lav_align_lines(v)) + "\n")
+                if variant == "text":
+                    body, tail = text_align_lines(self.tinfo, qinfo, v, one_based=False)
+                    out.write(body)
+                    if tail:
+                        quirk.write(tail)
+
+    def x_stanza(self, num_masked: int) -> None:
+        self.out.write(f"x {{\n  n {num_masked}\n}}\n")
+
+    def job_footer(self) -> None:
+        lines = ["m {"]
+        intervals = self.census_intervals or []
+        lines += [f"  x {b} {e}" for b, e in intervals]
+        lines += [f"  n {len(intervals)}", "}", "#:eof"]
+        self.out.write("\n".join(lines) + "\n")

@@ -1,0 +1,124 @@
+"""SAM (``sam``, ``sam-``, ``softsam``, ``softsam-``) and Exonerate CIGAR output.
+
+Mirrors LASTZ ``sam.c`` (``print_sam_job_header``, ``print_sam_header``,
+``print_sam_align``, ``print_sam_match``, ``print_query_bases``) and ``cigar.c``
+(``print_cigar_align``, ``print_cigar_match`` with ``withInfo``).
+"""
+from __future__ import annotations
+
+from ..records import OP_DEL, OP_INS
+from .alignview import LOWER, UPPER, AlnView, Place, SeqInfo
+from .formats import Writer
+
+
+class SamWriter(Writer):
+    """SAM with hard (H) or soft (S, clipped bases in lower case) clipping."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.sq_printed = False
+        rg = (self.opts.extra or {}).get("readgroup")
+        self.read_group = rg
+        self.rg_tags = (self.opts.extra or {}).get("sam_rg_tags")
+
+    def job_header(self) -> None:
+        if not self.spec.header:
+            return
+        self.out.write("@HD\tVN:1.0\tSO:unsorted\n")
+        if self.read_group is not None:
+            self.out.write(f"@RG\t{self.read_group}\n")
+
+    def strand_header(self, qinfo: SeqInfo) -> None:
+        if not self.spec.header or self.sq_printed:
+            return
+        self.out.write("".join(f"@SQ\tSN:{p.name}\tLN:{p.true_len}\n"
+                               for p in self.tinfo.all_places()))
+        self.sq_printed = True
+
+    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+        self.require_forward_target("print_sam_match" if vs[0].is_hsp else "print_sam_align")
+        soft = self.spec.variant == "soft"
+        clip = "S" if soft else "H"
+        out = []
+        for v in vs:
+            p1 = self.tinfo.place(v.beg1)
+            p2 = qinfo.place(v.beg2)
+            start1 = p1.start(v.beg1, False)
+            len2 = v.width
+            if not qinfo.rev:
+                start2 = v.beg2 - p2.offset + p2.start_loc
+                end2 = start2 - 1 + len2
+                flag = 0
+            else:
+                base = p2.start_loc + p2.offset + (p2.length - (v.beg2 + 1))
+                start2 = base - (len2 - 1)
+                end2 = base
+                flag = 16
+            pre = start2 - 1 if start2 > 1 else 0
+            post = p2.true_len - end2 if end2 < p2.true_len else 0
+            if qinfo.rev:
+                pre, post = post, pre
+            cigar = f"{len2}M" if v.is_hsp else v.cigar_mid()
+            if pre:
+                cigar = f"{pre}{clip}{cigar}"
+            if post:
+                cigar = f"{cigar}{post}{clip}"
+            seq = _query_bases(v, p2, soft)
+            line = f"{p2.name}\t{flag}\t{p1.name}\t{start1}\t255\t{cigar}\t*\t0\t0\t{seq}\t*"
+            if self.rg_tags:
+                line += f"\t{self.rg_tags}"
+            out.append(line + "\n")
+        self.out.write("".join(out))
+
+
+def _query_bases(v: AlnView, p2: Place, soft: bool) -> str:
+    """LASTZ print_query_bases: aligned query bases in upper case, plus soft clips."""
+    q = v.q
+    pos2, length = v.beg2, v.width
+    start2 = pos2 - p2.offset + p2.start_loc
+    end2 = start2 - 1 + length
+    parts = []
+    if soft and start2 > 1:
+        lo = max(0, pos2 - (start2 - 1))         # LASTZ reads before the buffer with subranges
+        parts.append(LOWER[q[lo:pos2]].tobytes())
+    parts.append(UPPER[q[pos2:pos2 + length]].tobytes())
+    if soft and end2 < p2.true_len:
+        hi = min(q.shape[0], pos2 + p2.true_len - (start2 - 1))
+        parts.append(LOWER[q[pos2 + length:hi]].tobytes())
+    return b"".join(parts).decode("latin-1")
+
+
+class CigarWriter(Writer):
+    """``--format=cigar``: Exonerate-style ``cigar:`` lines."""
+
+    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+        out = []
+        for v in vs:
+            p1 = self.tinfo.place(v.beg1)
+            p2 = qinfo.place(v.beg2)
+            s1, e1, st1 = _cigar_span(p1, v.beg1, v.height, self.tinfo.rev)
+            s2, e2, st2 = _cigar_span(p2, v.beg2, v.width, qinfo.rev)
+            head = f"cigar: {p2.name} {s2} {e2} {st2} {p1.name} {s1} {e1} {st1} {v.score}"
+            if v.is_hsp:
+                body = f" M {v.width}"
+            else:
+                body = []
+                for _i0, _j0, run, gop, glen in v.walk:
+                    if run > 0:
+                        body.append(f" M {run}")
+                    if gop == OP_DEL:
+                        body.append(f" D {glen}")
+                    elif gop == OP_INS:
+                        body.append(f" I {glen}")
+                body = "".join(body)
+            out.append(head + body + "\n")
+        self.out.write("".join(out))
+
+
+def _cigar_span(p: Place, pos0: int, n: int, rev: bool) -> tuple[int, int, str]:
+    """(start, end, strand) as print_cigar_align prints them (0-based, plus-strand ends)."""
+    if not rev:
+        start = pos0 - 1 - p.offset + p.start_loc
+        return start, start + n, "+"
+    start = p.start_loc + p.length + p.offset - (pos0 + 1)
+    return start, start - n, "-"

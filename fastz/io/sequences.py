@@ -1,0 +1,425 @@
+"""Loading the target and the query sequences, as LASTZ does.
+
+Mirrors LASTZ's ``sequences.c`` ``open_sequence_file`` / ``load_sequence`` /
+``another_sequence`` and the target and query handling of ``lastz.c``: one target
+sequence (or one partitioned sequence with ``[multiple]``), queries streamed one
+record at a time, each loaded as: read (subrange) -> unmask -> softmask -> xmask ->
+nmask -> separator -> reverse complement.
+
+Names and headers are ``str``; bytes that are not UTF-8 are kept as surrogate escapes,
+so writers should encode with ``errors="surrogateescape"`` to get LASTZ's bytes back.
+An empty ``Sequence.name`` is printed by LASTZ as ``seq1`` (target) / ``seq2`` (query)
+in every format except SAM.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import sys
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from ..errors import InputError
+from ..records import Partitions, Sequence
+from . import fasta, twobit
+from .seqmasks import apply_mask, reverse_complement, reverse_complement_pieces, separate, upper
+from .seqnames import read_names_file, short_name, subset_match_name, whitespace_to_under
+from .specifiers import SeqSpec, parse_specifier
+
+__all__ = ["SeqSpec", "parse_specifier", "load_target", "iter_queries",
+           "reverse_complement", "reverse_complement_sequence"]
+
+STDIN_NAME = "(stdin)"
+
+
+# --- subrange state ---------------------------------------------------------------
+
+
+class _Limits:
+    """The subrange of a file's specifier; a soft end is dropped for good once it
+    overshoots a sequence (LASTZ clears ``endLimit``), so later records load whole."""
+
+    def __init__(self, spec: SeqSpec):
+        self.start, self.end, self.soft = spec.start, spec.end, spec.end_soft
+
+    def clip(self, total: int, filename: str, header: str | None) -> tuple[int, int]:
+        """0-based half-open [lo, hi) of a record of ``total`` characters."""
+        where = filename if header is None else f"{filename}, {header}"
+        if self.start and self.start > total:
+            raise InputError(f"beyond end in {where} ({self.start} > {total})")
+        if self.end and self.end > total:
+            if not self.soft:
+                raise InputError(f"beyond end in {where} ({self.end} > {total})")
+            self.end, self.soft = 0, False
+        return (self.start - 1 if self.start else 0), (self.end or total)
+
+
+@dataclass
+class _Record:
+    header: str | None          # LASTZ's header (after nameparse=tag, before namejoin)
+    chars: np.ndarray           # loaded subrange
+    true_length: int
+    start_loc: int              # 1-based
+    contig: int
+
+
+# --- one open sequence file -------------------------------------------------------
+
+
+class _SequenceFile:
+    """Records of one specifier's file, in LASTZ's order, with subset and subsample."""
+
+    def __init__(self, spec: SeqSpec, opts, filename: str, stream=None):
+        self.spec = spec
+        self.filename = filename
+        self.allow_iupac = bool(getattr(opts, "ambiguous_iupac", False))
+        self.limits = _Limits(spec)
+        self.contig = 0
+        if spec.backward:
+            raise InputError(f"(for {filename}) the backward action is not supported by fastz")
+        if stream is None:
+            try:
+                stream = open(spec.path, "rb")
+            except OSError as exc:
+                raise InputError(f'failed to open "{spec.path}" for "rb" '
+                                 f"({exc.strerror})") from None
+        self.handle = stream
+        if not hasattr(stream, "peek"):
+            stream = io.BufferedReader(stream)
+        if stream.peek(2)[:2] == b"\x1f\x8b":      # gzip: read through it (LASTZ can't)
+            stream = gzip.open(stream, "rb")
+        self.reader = None
+        self.kind = spec.format or self._detect(stream)
+        self._check_kind()
+        self.names = None
+        self.pending_name = None
+        self.skip = spec.subsample[0] - 1 if spec.subsample and spec.subsample[1] > 1 else 0
+        self.every = spec.subsample[1] if spec.subsample and spec.subsample[1] > 1 else 1
+        if self.kind in ("2bit", "nib"):
+            if not stream.seekable():
+                stream = io.BytesIO(stream.read())
+            self.raw = stream
+            self.nib_done = False
+            if self.kind == "2bit":
+                self.twobit = twobit.TwoBitFile(stream, filename)
+                self.next_index = 0
+                if spec.select is not None:
+                    self.next_index = self.twobit.find(spec.select)
+        elif self.reader is None:
+            self.reader = fasta.ByteReader(stream)
+        if spec.subset is not None:
+            self.names = iter(read_names_file(spec.subset))
+            self.pending_name = next(self.names, None)
+            if self.pending_name is None:
+                raise InputError(f"contigs-of-interest file is empty: {spec.subset}")
+            self._search(self.pending_name)
+
+    def _detect(self, stream) -> str:
+        kind = twobit.magic_kind(stream.peek(4)[:4])
+        if kind is not None:
+            return kind
+        self.reader = fasta.ByteReader(stream)
+        return fasta.detect_text_format(self.reader)
+
+    def _check_kind(self) -> None:
+        spec, kind = self.spec, self.kind
+        if kind == "csfasta":
+            raise InputError("sorry, color space is not fully implemented yet")
+        if kind in ("hsx", "qdna"):
+            raise InputError(f"{self.filename}: {kind} files are not supported by fastz")
+        if spec.select is not None and kind != "2bit":
+            raise InputError(f"specific contig-of-interest only valid for 2bit or hsx files "
+                             f"({spec.select})")
+        if spec.subset is not None and kind == "nib":
+            raise InputError("sequence-subset file only valid for fasta, fastq, csfasta, 2bit "
+                             f"or hsx files ({spec.subset})")
+        if spec.name_parse in ("alphanum", "darkspace") and kind == "nib":
+            raise InputError(f'"nameparse={spec.name_parse}" only valid for fasta, fastq, '
+                             "csfasta or 2bit files")
+        if spec.name_trigger is not None and kind not in ("fasta", "fastq"):
+            raise InputError(f'"nameparse=tag:{spec.name_trigger}" only valid for fasta, '
+                             "fastq or csfasta files")
+        if spec.separator is not None and kind == "csfasta":
+            raise InputError(f"[separator={spec.separator}] is not allowed for csfasta files")
+
+    # -- finding the next record (another_sequence) --
+
+    def _search(self, name: str) -> None:
+        """Position on the next record called ``name`` (the find_next_*_coi functions)."""
+        match = lambda line: subset_match_name(line, self.spec)   # noqa: E731
+        if self.kind == "fasta":
+            self.contig += fasta.find_fasta_named(self.reader, name, match, self.filename)
+        elif self.kind == "fastq":
+            fasta.find_fastq_named(self.reader, name, match, self.filename)
+        else:
+            names = self.twobit.names
+            k = self.next_index
+            while k < len(names) and names[k] != name:
+                k += 1
+            if k >= len(names):
+                raise InputError(f"{self.filename} does not contain (or contains out of "
+                                 f'order) the sequence "{name}"')
+            self.next_index = k
+
+    def _another(self) -> bool:
+        if self.names is not None:
+            if self.pending_name is not None:
+                return True
+            self.pending_name = next(self.names, None)
+            if self.pending_name is None:
+                return False
+            if self.kind in ("fasta", "fastq") and self.reader.hit_eof:
+                self.pending_name = None       # (LASTZ has read the name: it is used up)
+                return False
+            self._search(self.pending_name)
+            return True
+        if self.kind == "2bit":
+            if self.spec.select is not None:
+                return self.contig == 0
+            return self.next_index < len(self.twobit)
+        if self.kind == "nib":
+            return not self.nib_done
+        return not self.reader.hit_eof and self.reader.more()
+
+    # -- reading one record (load_sequence_core) --
+
+    def _load(self, keep: bool) -> _Record | None:
+        self.pending_name = None
+        spec, name = self.spec, self.filename
+        nick = spec.nickname
+        if self.kind == "2bit":
+            index = self.next_index
+            self.next_index += 1
+            self.contig = index + 1
+            if not keep:
+                return None
+            chars, true_len, start_loc = self.twobit.read(index, self.limits, spec.unmask)
+            header = nick if nick is not None else self.twobit.names[index]
+            return _Record(header, chars, true_len, start_loc, self.contig)
+        self.contig += 1
+        if self.kind == "nib":
+            self.nib_done = True
+            if not keep:
+                return None
+            chars, true_len, start_loc = twobit.read_nib(self.raw, name, self.limits,
+                                                         spec.unmask)
+            header = nick if nick is not None else \
+                f"{name}:{start_loc}-{start_loc + chars.shape[0] - 1}"
+            return _Record(header, chars, true_len, start_loc, self.contig)
+        if self.kind == "fastq":
+            if not keep:
+                fasta.skip_fastq_record(self.reader, name, nick)
+                return None
+            rec = fasta.read_fastq_record(self.reader, name, self.allow_iupac, spec.separator,
+                                          spec.name_trigger, nick)
+        else:
+            rec = fasta.read_fasta_record(self.reader, name, self.allow_iupac, spec.separator,
+                                          spec.name_trigger, nick)
+        total = rec.chars.shape[0]
+        end_limit = self.limits.end
+        lo, hi = self.limits.clip(total, name, rec.header)
+        if not keep:
+            return None
+        chars = rec.chars[lo:hi]
+        if chars.shape[0] == 0:
+            if rec.header is None:
+                sys.stderr.write(f"WARNING. {name} contains an empty sequence\n")
+            else:
+                sys.stderr.write(f"WARNING. {name} contains an empty sequence:\n{rec.header}\n")
+        if rec.quals is not None:
+            fasta.check_fastq_qualities(rec, lo, end_limit, chars.shape[0], name)
+        return _Record(rec.header, chars.copy(), total, lo + 1, self.contig)
+
+    def next_record(self) -> _Record | None:
+        """The next record to use, after ``subsample`` skipping; None at the end."""
+        for _ in range(self.skip):
+            if not self._another():
+                break
+            self._load(keep=False)
+        self.skip = self.every - 1
+        if not self._another():
+            return None
+        return self._load(keep=True)
+
+    def has_another(self) -> bool:
+        """LASTZ's ``another_sequence``: skips subsampled records, then peeks."""
+        for _ in range(self.skip):
+            if not self._another():
+                break
+            self._load(keep=False)
+        self.skip = 0
+        return self._another()
+
+    def close(self) -> None:
+        if self.handle is not sys.stdin.buffer:
+            self.handle.close()
+
+
+# --- from records to a Sequence -----------------------------------------------------
+
+
+def _names_of(rec: _Record, spec: SeqSpec, kind: str) -> tuple[str, str | None]:
+    """(name used in output, header as LAV prints it) of a record (load_sequence_core)."""
+    short = short_name(rec.header, rec.contig, spec.name_parse, spec.namejoin,
+                       skip_path=(kind == "nib"))
+    header = rec.header
+    if header is not None and spec.namejoin:
+        header = whitespace_to_under(header)
+    name = (header or "") if spec.full_names else short
+    return name, header
+
+
+def _masks(chars: np.ndarray, spans: list, spec: SeqSpec, start_loc: int, kind: str) -> None:
+    if spec.unmask and kind in ("fasta", "fastq"):
+        chars[:] = upper(chars)
+    for path, keep, how in ((spec.softmask, spec.softmask_keep, "lower"),
+                            (spec.xmask, spec.xmask_keep, "X"),
+                            (spec.nmask, spec.nmask_keep, "N")):
+        if path is not None:
+            apply_mask(chars, spans, path, start_loc, how, keep)
+
+
+def _single(src: _SequenceFile, rec: _Record) -> Sequence:
+    spec = src.spec
+    name, header = _names_of(rec, spec, src.kind)
+    chars = rec.chars
+    _masks(chars, [(0, chars.shape[0])], spec, rec.start_loc, src.kind)
+    if spec.revcomp:
+        chars = reverse_complement(chars)
+    return Sequence(chars=chars, name=name,
+                    header=header if header is not None else "(no header)",
+                    filename=src.filename, contig=rec.contig, start=rec.start_loc - 1,
+                    true_length=rec.true_length, revcomp=spec.revcomp)
+
+
+def _partitioned(src: _SequenceFile, records: list[_Record]) -> Sequence:
+    """NUL + seq1 + NUL + seq2 + ... + NUL, with the partition table (load_sequence)."""
+    spec = src.spec
+    lengths = np.array([r.chars.shape[0] for r in records], np.int64)
+    offsets = np.cumsum(lengths + 1) - lengths
+    chars = np.zeros(int(lengths.sum()) + len(records) + 1, np.uint8)
+    for rec, off in zip(records, offsets):
+        chars[off:off + rec.chars.shape[0]] = rec.chars
+    named = [_names_of(rec, spec, src.kind) for rec in records]
+    last = records[-1]
+    _masks(chars, list(zip(offsets.tolist(), lengths.tolist())), spec, last.start_loc,
+           src.kind)
+    parts = {"offset": offsets, "length": lengths,
+             "start": np.array([r.start_loc - 1 for r in records], np.int64),
+             "true_length": np.array([r.true_length for r in records], np.int64),
+             "contig": np.array([r.contig for r in records], np.int64),
+             "which": np.arange(len(records))}
+    if spec.separator is not None:
+        parts = separate(chars, parts, spec.separator)
+    if spec.revcomp:
+        chars = reverse_complement_pieces(chars, parts["offset"], parts["length"])
+    which = parts["which"].tolist()
+    partitions = Partitions(
+        offset=np.asarray(parts["offset"], np.int64), length=np.asarray(parts["length"], np.int64),
+        start=np.asarray(parts["start"], np.int64),
+        true_length=np.asarray(parts["true_length"], np.int64),
+        contig=np.asarray(parts["contig"], np.int64),
+        names=[named[k][0] for k in which],
+        headers=[named[k][1] if named[k][1] is not None else "(no header)" for k in which])
+    name, header = named[-1]
+    return Sequence(chars=chars, name=name,
+                    header=header if header is not None else "(no header)",
+                    filename=src.filename, contig=last.contig, start=last.start_loc - 1,
+                    true_length=int(sum(r.true_length for r in records)),
+                    revcomp=spec.revcomp, partitions=partitions)
+
+
+def _open(spec_text: str | None, opts) -> _SequenceFile:
+    if spec_text is None:
+        return _SequenceFile(SeqSpec(spec="", path=STDIN_NAME), opts, STDIN_NAME,
+                             stream=sys.stdin.buffer)
+    spec = parse_specifier(spec_text)
+    return _SequenceFile(spec, opts, spec.path)
+
+
+def _load_next(src: _SequenceFile) -> Sequence | None:
+    """One Sequence: a record, all records joined ([multiple]) or a separated record."""
+    if src.spec.multiple:
+        records = []
+        while True:
+            rec = src.next_record()
+            if rec is None:
+                break
+            records.append(rec)
+        return _partitioned(src, records) if records else None
+    rec = src.next_record()
+    if rec is None:
+        return None
+    if src.spec.separator is not None:
+        return _partitioned(src, [rec])
+    return _single(src, rec)
+
+
+# --- public API -------------------------------------------------------------------
+
+
+def load_target(spec: str, opts) -> Sequence:
+    """The target: exactly one sequence, or one partitioned sequence with [multiple]."""
+    src = _open(spec, opts)
+    try:
+        seq = _load_next(src)
+        if seq is None or len(seq) == 0:
+            raise InputError(f"target file {src.filename} contains no sequence")
+        if not src.spec.multiple and src.has_another():
+            raise InputError(f"target file {src.filename} contains more than one sequence; "
+                             'consider using the "multiple" action (see "lastz --help=files")')
+        return seq
+    finally:
+        src.close()
+
+
+def iter_queries(spec: str | None, opts) -> Iterator[Sequence]:
+    """Query sequences in file order (None = stdin), one record in memory at a time.
+
+    The file is opened and checked at once (missing file, bad specifier, no sequence);
+    records are then read as the iterator is consumed.  Empty sequences are skipped
+    (LASTZ warns about them on stderr when loading).
+    """
+    src = _open(spec, opts)
+    try:
+        if not src.has_another():
+            raise InputError(f"query file {src.filename} contains no sequence")
+    except BaseException:
+        src.close()
+        raise
+    return _queries(src)
+
+
+def _queries(src: _SequenceFile) -> Iterator[Sequence]:
+    try:
+        while True:
+            seq = _load_next(src)
+            if seq is None:
+                return
+            if len(seq) == 0:
+                continue
+            yield seq
+            if src.spec.multiple:
+                return
+    finally:
+        src.close()
+
+
+def reverse_complement_sequence(seq: Sequence) -> Sequence:
+    """The minus-strand buffer of ``seq`` (LASTZ's ``rev_comp_sequence``).
+
+    A partitioned sequence is reverse-complemented piece by piece, in place, so its
+    partition table stays valid unchanged (as in LASTZ).  ``revcomp`` keeps its meaning
+    (how the sequence was loaded); which strand a buffer is travels separately
+    (``StrandResult.strand``), and writers print ``revcomp XOR minus-strand``.
+    """
+    if seq.partitions is None:
+        chars = reverse_complement(seq.chars)
+    else:
+        chars = reverse_complement_pieces(seq.chars, seq.partitions.offset,
+                                          seq.partitions.length)
+    return Sequence(chars=chars, name=seq.name, header=seq.header, filename=seq.filename,
+                    contig=seq.contig, start=seq.start, true_length=seq.true_length,
+                    revcomp=seq.revcomp, partitions=seq.partitions)

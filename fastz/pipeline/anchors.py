@@ -1,0 +1,307 @@
+"""HSPs -> anchors, and HSPs read from a ``--segments=FILE``.
+
+Mirrors LASTZ ``gapped_extend.c`` ``reduce_to_points`` / ``segment_peak`` and the
+``qSegmentsByDecreasingScore`` order used by ``gapped_extend``, and ``segment.c``
+``read_segment_table`` (the segments file format).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..kernels import filtering as kfilt
+from ..records import ANCHOR_DTYPE, HSP_DTYPE, Sequence
+
+# --- Anchors ------------------------------------------------------------------------------
+
+
+def anchors_from_hsps(hsps: np.ndarray, target_chars: np.ndarray, query_chars: np.ndarray,
+                      sub: np.ndarray) -> np.ndarray:
+    """Reduce each HSP to its peak point and sort into gapped-extension order.
+
+    Parameters
+    ----------
+    hsps : HSP_DTYPE array
+        One query strand's HSPs (any order).
+    target_chars, query_chars : uint8 arrays
+        The target buffer and the query strand buffer the HSPs refer to.
+    sub : int32[256, 256]
+        The *unmasked* substitution table (``ScoreSet.sub``).
+
+    Returns
+    -------
+    ANCHOR_DTYPE array sorted by score descending, then query position, then target
+    position (ascending).  Anchors equal in all three keys are identical.
+    """
+    n = hsps.shape[0]
+    out = np.empty(n, dtype=ANCHOR_DTYPE)
+    if n == 0:
+        return out
+    pos1 = np.ascontiguousarray(hsps["pos1"], dtype=np.int64)
+    pos2 = np.ascontiguousarray(hsps["pos2"], dtype=np.int64)
+    length = np.ascontiguousarray(hsps["length"], dtype=np.int64)
+    peak = kfilt.segment_peaks(np.ascontiguousarray(target_chars, dtype=np.uint8),
+                               np.ascontiguousarray(query_chars, dtype=np.uint8),
+                               pos1, pos2, length, np.ascontiguousarray(sub, dtype=np.int32))
+    a1 = pos1 + peak
+    a2 = pos2 + peak
+    score = hsps["score"].astype(np.int64)
+    order = np.lexsort((a1, a2, -score))
+    out["pos1"] = a1[order]
+    out["pos2"] = a2[order]
+    out["score"] = score[order]
+    return out
+
+
+# --- Segments files -------------------------------------------------------------------------
+
+
+@dataclass
+class _Line:
+    number: int
+    tname: str
+    tstart: int
+    tend: int
+    qname: str
+    qstart: int
+    qend: int
+    strand: str
+    score: int
+
+
+def _parse_line(text: str, number: int, fname: str) -> _Line | None:
+    text = text.split("#", 1)[0].strip()
+    if not text:
+        return None
+    f = text.split()
+    if len(f) < 7:
+        raise InputError(f"line has too few fields ({fname}: line {number})")
+    if len(f) > 8:
+        raise InputError(f"line has too many fields ({fname}: line {number})")
+
+    def num(s):
+        if not s.isdigit():
+            raise InputError(f"bad field ({fname}: line {number}, {s})")
+        return int(s)
+
+    ts, te, qs, qe = num(f[1]), num(f[2]), num(f[4]), num(f[5])
+    if te < ts:
+        raise InputError(f"bad target interval ({fname}: line {number}, {ts}>{te})")
+    if qe < qs:
+        raise InputError(f"bad query interval ({fname}: line {number}, {qs}>{qe})")
+    if qe - qs != te - ts:
+        raise InputError(f"intervals have different lengths ({fname}: line {number}, "
+                         f"{te + 1 - ts} vs. {qe + 1 - qs})")
+    if f[6] not in ("+", "-"):
+        raise InputError(f"bad {'field' if len(f[6]) != 1 else 'strand'} ({fname}: line {number}, {f[6]})")
+    score = 0
+    if len(f) == 8:
+        try:
+            score = int(f[7])
+        except ValueError:
+            raise InputError(f"bad field ({fname}: line {number}, {f[7]})") from None
+    return _Line(number, f[0], ts, te, f[3], qs, qe, f[6], score)
+
+
+def _partition_at(seq: Sequence, name: str, pos1based: int):
+    """Index of the partition named ``name`` whose source range holds ``pos1based``
+    (LASTZ ``lookup_partition_seq_pos``), or None."""
+    p = seq.partitions
+    for k, nm in enumerate(p.names):
+        if nm != name:
+            continue
+        lo = int(p.start[k]) + 1
+        if lo <= pos1based < lo + int(p.length[k]):
+            return k
+    return None
+
+
+@dataclass
+class SegmentsReader:
+    """Reads a ``--segments`` file one query strand at a time, as LASTZ does.
+
+    Lines are consumed in file order: each call takes the run of lines that name the
+    current query (or ``*``) on the current strand; the first line that does not
+    stays pending for the next call.  A line ``rewind`` ends the run and makes the
+    next call start again at the top of the file.  ``finish()`` fails if segments
+    are left over.
+    """
+
+    path: str
+    _lines: list = field(default_factory=list, init=False)
+    _at: int = field(default=0, init=False)                 # next unread line
+    _pending_rewind: bool = field(default=False, init=False)
+    _pending_after_rewind: bool = field(default=False, init=False)
+
+    def __post_init__(self):
+        try:
+            with open(self.path) as fh:
+                self._lines = fh.read().splitlines()
+        except OSError as exc:
+            raise InputError(f"can't open {self.path}: {exc.strerror}") from None
+
+    def _peek(self):
+        """Next non-blank line at or after ``_at``: ("seg", _Line), ("rewind", None) or None."""
+        while self._at < len(self._lines):
+            text = self._lines[self._at]
+            if text.split("#", 1)[0].strip() == "rewind":
+                return "rewind", None
+            parsed = _parse_line(text, self._at + 1, self.path)
+            if parsed is not None:
+                return "seg", parsed
+            self._at += 1
+        return None
+
+    def take(self, target: Sequence, query: Sequence, strand: str) -> np.ndarray:
+        """HSPs (file order) for ``query`` on ``strand`` ('+' or '-'), as HSP_DTYPE rows in
+        the target buffer and the query *strand* buffer."""
+        after_rewind = self._pending_after_rewind
+        if self._pending_rewind:
+            self._at = 0
+            self._pending_rewind = False
+            after_rewind = True
+        self._pending_after_rewind = False
+        rows = []
+        while True:
+            item = self._peek()
+            if item is None:
+                break
+            kind, ln = item
+            if kind == "rewind":
+                self._pending_rewind = True
+                self._at += 1
+                break
+            if not _names_query(ln, query, strand):
+                self._pending_after_rewind = after_rewind     # stays pending
+                break
+            rows.extend(_resolve(self.path, ln, target, query, strand))
+            self._at += 1
+        return _hsp_rows(rows)
+
+    def finish(self) -> None:
+        """Fail if segments remain unread (LASTZ's final ``read_segment_table`` call)."""
+        self._pending_rewind = False
+        item = self._peek()
+        if item is not None and item[0] == "seg" and self._pending_after_rewind:
+            self._at += 1                       # a pending first-after-rewind line is fine
+            item = self._peek()
+        if item is not None and item[0] == "seg":
+            ln = item[1]
+            raise InputError(f"extra segments in file ({self.path}: line {ln.number}, "
+                             f"{ln.tname}/{ln.qname}{ln.strand})\n"
+                             "(for this usage segments must appear in the same order as the query file, with\n"
+                             "all + strand segments before all - strand segments for each query)")
+
+
+def _names_query(ln: _Line, query: Sequence, strand: str) -> bool:
+    """Whether a line belongs to this query strand (else it ends the strand's run)."""
+    if ln.strand != strand:
+        return False
+    if query.partitions is not None or ln.qname == "*" or not query.name:
+        return True
+    return ln.qname == query.name
+
+
+def _hsp_rows(rows: list) -> np.ndarray:
+    out = np.empty(len(rows), dtype=HSP_DTYPE)
+    if rows:
+        arr = np.array(rows, dtype=np.int64)
+        out["pos1"], out["pos2"], out["length"], out["score"] = arr.T
+    return out
+
+
+def _resolve(fname: str, ln: _Line, target: Sequence, query: Sequence, strand: str) -> list:
+    """Buffer coordinates (pos1, pos2, length, score) of one segment line."""
+    if query.partitions is None:
+        q_seq_start = query.start
+        q_off = 0
+        q_seq_end = q_seq_start + len(query)
+        if strand == "-":
+            true_len = query.true_length or len(query)
+            q_seq_start, q_seq_end = true_len - q_seq_end, true_len - q_seq_start
+        if ln.qstart <= q_seq_start or ln.qend > q_seq_end:
+            raise InputError(f"query interval out of range ({fname}: line {ln.number})")
+    else:
+        qp = query.partitions
+        if ln.qname == "*":
+            raise InputError(f"bad query sequence name ({fname}: line {ln.number}, *)\n"
+                             "wildcard segment name (*) is not supported for queries with [multi]")
+        if ln.qname not in qp.names:
+            raise InputError(f"bad query sequence name ({fname}: line {ln.number}, {ln.qname})")
+        probe = ln.qstart
+        if strand == "-":
+            probe = int(qp.true_length[qp.names.index(ln.qname)]) + 1 - ln.qend
+        k = _partition_at(query, ln.qname, probe)
+        if k is None:
+            raise InputError(f"bad query sequence name/position ({fname}: line {ln.number}, "
+                             f"{ln.qname}:{ln.qstart})")
+        q_off = int(qp.offset[k])
+        q_len = int(qp.length[k])
+        if strand == "+":
+            q_seq_start = int(qp.start[k])
+            if ln.qend > q_seq_start + q_len:
+                raise InputError(f"query interval out of range ({fname}: line {ln.number})")
+        else:
+            q_seq_start = int(qp.true_length[k]) - int(qp.start[k]) - q_len
+            if ln.qstart <= q_seq_start:
+                raise InputError(f"query interval out of range ({fname}: line {ln.number})")
+    seg_len = ln.tend + 1 - ln.tstart
+    q_pos = q_off + (ln.qstart - 1) - q_seq_start
+    return [(t_off + (ln.tstart - 1) - t_seq_start, q_pos, seg_len, ln.score)
+            for t_off, t_seq_start in _target_places(fname, target, ln)]
+
+
+def _target_places(fname: str, target: Sequence, ln: _Line) -> list:
+    """(buffer offset, source start) of each target piece a line refers to."""
+    if target.partitions is None:
+        t_seq_start = target.start
+        if ln.tstart <= t_seq_start:
+            raise InputError(f"target interval out of range ({fname}: line {ln.number}, "
+                             f"{ln.tstart}<{t_seq_start + 1})")
+        if ln.tend > t_seq_start + len(target):
+            raise InputError(f"target interval out of range ({fname}: line {ln.number}, "
+                             f"{ln.tend}>{t_seq_start + len(target)})")
+        return [(0, t_seq_start)]
+    tp = target.partitions
+    names = [ln.tname] if ln.tname != "*" else list(dict.fromkeys(tp.names))
+    places = []
+    for nm in names:
+        if nm not in tp.names:
+            raise InputError(f"bad target sequence name ({fname}: line {ln.number}, {nm})")
+        k = _partition_at(target, nm, ln.tstart)
+        if k is None:
+            raise InputError(f"bad target sequence name/position ({fname}: line {ln.number}, "
+                             f"{nm}:{ln.tstart})")
+        if ln.tend > int(tp.start[k]) + int(tp.length[k]):
+            raise InputError(f"target interval out of range ({fname}: line {ln.number})")
+        places.append((int(tp.offset[k]), int(tp.start[k])))
+    return places
+
+
+def read_segments_file(path: str, target: Sequence, query: Sequence, strand: str = "+",
+                       reader: SegmentsReader | None = None) -> np.ndarray:
+    """HSPs of ``--segments=FILE`` for one query strand, in file order.
+
+    Pass the same ``reader`` (a ``SegmentsReader(path)``) for every query strand in
+    processing order to get LASTZ's sequential semantics (then call
+    ``reader.finish()``); without one, every line naming this query (or ``*``) and
+    strand is taken, which is what a file written by ``lastz --format=segments``
+    needs.
+    """
+    if reader is not None:
+        return reader.take(target, query, strand)
+    try:
+        with open(path) as fh:
+            lines = fh.read().splitlines()
+    except OSError as exc:
+        raise InputError(f"can't open {path}: {exc.strerror}") from None
+    rows = []
+    for number, text in enumerate(lines, 1):
+        if text.split("#", 1)[0].strip() == "rewind":
+            continue
+        ln = _parse_line(text, number, path)
+        if ln is not None and _names_query(ln, query, strand):
+            rows.extend(_resolve(path, ln, target, query, strand))
+    return _hsp_rows(rows)

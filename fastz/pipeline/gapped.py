@@ -1,0 +1,181 @@
+"""Stage 3 host side: anchors of one query strand -> gapped alignments.
+
+Sets up what the numba engine (``fastz.kernels.gapped.extend_anchors``) needs:
+partition limits per anchor, LASTZ's trivial self-alignment, and afterwards
+converts its tables into ``records.Alignments`` in output order, drops trivial
+self-alignments when asked (--notrivial / --self) and reports truncations as
+lastz does.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..kernels.bounds import (
+    A_END1, A_END2, A_FIRST, A_LAST, A_OPS0, A_OPSN, A_POS1, A_POS2, A_SCORE, A_TRIV,
+)
+from ..kernels.gapped import N_STATS, extend_anchors
+from ..records import Alignments, Sequence
+from ..scoring import ScoreSet
+
+BEST_POSSIBLE = 0x7FFFFFFF
+STAT_NAMES = ("anchors", "anchors_skipped", "extensions", "eager", "cells_inspector",
+              "cells_executor", "alignments", "truncated", "empty")
+
+_UPPER = np.arange(256, dtype=np.uint8)
+_UPPER[ord("a"):ord("z") + 1] -= 32
+
+
+class _Truncation:
+    """LASTZ prints the hint about --allocate:traceback once per run."""
+    hinted = False
+
+
+def _identical_score(a: np.ndarray, b: np.ndarray, sub: np.ndarray) -> int | None:
+    """Score of a gap-free alignment of two sequences equal ignoring case, else None.
+
+    Mirrors identical_sequences(): positive sums saturate at 2^31-1.
+    """
+    if a.shape != b.shape or not np.array_equal(_UPPER[a], _UPPER[b]):
+        return None
+    ua = _UPPER[a]
+    s = sub[ua, ua].astype(np.int64)
+    if s.size == 0:
+        return 0
+    if (s > 0).any() and np.cumsum(s).max() >= BEST_POSSIBLE:
+        total = 0
+        for v in s.tolist():            # rare: saturating sum as LASTZ does it
+            if total == BEST_POSSIBLE:
+                continue
+            total = total + v if (v <= 0 or total < BEST_POSSIBLE - v) else BEST_POSSIBLE
+        return total
+    return int(s.sum())
+
+
+def _partition_bounds(seq: Sequence, pos: np.ndarray):
+    """Per-position [lo, hi) of the partition holding it (whole buffer if unpartitioned)."""
+    if seq.partitions is None:
+        return np.zeros(pos.shape[0], np.int64), np.full(pos.shape[0], len(seq), np.int64)
+    p = seq.partitions
+    k = p.locate(pos)
+    return p.offset[k].astype(np.int64), (p.offset[k] + p.length[k]).astype(np.int64)
+
+
+def _trivial(target: Sequence, query: Sequence, strand: str, sub, thresh: int) -> np.ndarray:
+    """LASTZ's trivial self-alignment(s), inserted before any anchor is extended."""
+    rows = []
+    query_flags = query.revcomp != (strand == "-")
+    if target.revcomp != query_flags:
+        return np.zeros((0, 5), np.int64)
+    tp, qp = target.partitions, query.partitions
+    if tp is None and qp is None:
+        s = _identical_score(target.chars, query.chars, sub)
+        if s is not None and len(target) > 0:
+            n = len(target)
+            rows.append((0, 0, n - 1, n - 1, max(s, thresh)))
+    elif tp is not None and qp is None:
+        for k in range(len(tp.offset)):
+            lo, n = int(tp.offset[k]), int(tp.length[k])
+            if n == len(query):
+                s = _identical_score(target.chars[lo:lo + n], query.chars, sub)
+                if s is not None:
+                    rows.append((lo, 0, lo + n - 1, len(query) - 1, max(s, thresh)))
+                    break
+    elif tp is not None and qp is not None and len(tp.offset) == len(qp.offset):
+        parts = []
+        for k in range(len(tp.offset)):
+            lo1, n1 = int(tp.offset[k]), int(tp.length[k])
+            lo2, n2 = int(qp.offset[k]), int(qp.length[k])
+            if n1 != n2 or not np.array_equal(_UPPER[target.chars[lo1:lo1 + n1]],
+                                              _UPPER[query.chars[lo2:lo2 + n2]]):
+                parts = []
+                break
+            s = _identical_score(target.chars[lo1:lo1 + n1], query.chars[lo2:lo2 + n2], sub)
+            parts.append((lo1, lo2, lo1 + n1 - 1, lo2 + n2 - 1, max(s, thresh)))
+        rows = parts
+    return np.array(rows, np.int64).reshape(-1, 5)
+
+
+def _delayed_trivial(target: Sequence, query: Sequence, al, m, first_is_last: bool) -> bool:
+    """LASTZ's late test for a trivial alignment of partitioned sequences."""
+    if not first_is_last:
+        return False
+    p1, e1, p2 = int(al[m, A_POS1]), int(al[m, A_END1]), int(al[m, A_POS2])
+    if target.partitions is None:
+        name1, len1 = target.header.lstrip(">").lstrip(), target.true_length
+    else:
+        k = int(target.partitions.locate(p1))
+        name1, len1 = target.partitions.headers[k], int(target.partitions.true_length[k])
+    if query.partitions is None:
+        name2, len2 = query.header.lstrip(">").lstrip(), query.true_length
+    else:
+        k = int(query.partitions.locate(p2))
+        name2, len2 = query.partitions.headers[k], int(query.partitions.true_length[k])
+    if len1 != len2 or e1 + 1 - p1 != len1 or name1 != name2:
+        return False
+    return bool(np.array_equal(target.chars[p1:e1 + 1], query.chars[p2:p2 + e1 + 1 - p1]))
+
+
+def _report_truncations(trunc: np.ndarray) -> None:
+    for rev, er, ec, a1, a2 in trunc.tolist():
+        if rev:
+            msg = f"truncating alignment starting at ({a1 + 2 - er},{a2 + 2 - ec});"
+        else:
+            msg = f"truncating alignment ending at ({er + a1 + 1},{ec + a2 + 1});"
+        sys.stderr.write(f"{msg}  anchor at ({a1},{a2})\n")
+        if not _Truncation.hinted:
+            _Truncation.hinted = True
+            sys.stderr.write("truncation can be reduced by using --allocate:traceback"
+                             " to increase traceback memory\n")
+
+
+def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.ndarray,
+                  scores: ScoreSet, ydrop: int, gappedthresh: int, *, trim: bool = True,
+                  notrivial: bool = False, allgappedbounds: bool = False,
+                  traceback_bytes: int = 83_886_080, two_pass: bool = False,
+                  stats: dict | None = None) -> Alignments:
+    """Gapped alignments of one query strand, in LASTZ's output order.
+
+    ``anchors`` is an ANCHOR_DTYPE array already sorted in LASTZ's processing order.
+    """
+    a1 = np.ascontiguousarray(anchors["pos1"], dtype=np.int64)
+    a2 = np.ascontiguousarray(anchors["pos2"], dtype=np.int64)
+    lo1, hi1 = _partition_bounds(target, a1)
+    lo2, hi2 = _partition_bounds(query, a2)
+    trivial = _trivial(target, query, strand, scores.sub, gappedthresh)
+    # LASTZ's tback holds (bytes - 8) + 1 one-byte cells after its header
+    tb_cells = traceback_bytes - 7
+    order, al, ops, st, trunc = extend_anchors(
+        target.chars, query.chars, a1, a2, lo1, hi1, lo2, hi2, scores.sub,
+        scores.gap_open, scores.gap_extend, ydrop, trim, tb_cells, gappedthresh,
+        allgappedbounds, trivial, two_pass)
+    if trunc.shape[0]:
+        _report_truncations(trunc)
+    if stats is not None:
+        for name, v in zip(STAT_NAMES, st.tolist()):
+            stats[name] = stats.get(name, 0) + v
+    keep = []
+    partitioned = target.partitions is not None or query.partitions is not None
+    delayed = notrivial and partitioned and trivial.shape[0] == 0
+    for m in order.tolist():
+        if notrivial and al[m, A_TRIV]:
+            continue
+        if delayed and _delayed_trivial(target, query, al, m, al[m, A_FIRST] == al[m, A_LAST]):
+            continue
+        keep.append(m)
+    keep = np.array(keep, np.int64)
+    n = keep.shape[0]
+    counts = al[keep, A_OPSN] if n else np.zeros(0, np.int64)
+    starts = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=starts[1:])
+    if n:
+        idx = np.concatenate([np.arange(al[m, A_OPS0], al[m, A_OPS0] + al[m, A_OPSN]) for m in keep])
+        enc = ((ops[idx, 1].astype(np.uint32) << np.uint32(4)) | ops[idx, 0].astype(np.uint32))
+    else:
+        enc = np.zeros(0, np.uint32)
+    return Alignments(
+        beg1=al[keep, A_POS1].copy(), end1=al[keep, A_END1] + 1,
+        beg2=al[keep, A_POS2].copy(), end2=al[keep, A_END2] + 1,
+        score=al[keep, A_SCORE].copy(), ops_start=starts, ops=enc.astype(np.uint32),
+        kind="gapped")

@@ -1,0 +1,193 @@
+"""Stage 1 host code: seed patterns and the target seed-word index.
+
+Mirrors LASTZ ``seeds.c`` (``parse_one_seed``: pattern normalisation, half-weight and
+overweight seeds, transition flip order) and ``pos_table.c``
+(``build_seed_position_table``).  The numba kernels live in ``fastz.kernels.seeding``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import OptionsError
+from ..kernels import seeding as kseed
+
+#: Named seeds LASTZ knows (``--seed=12of19`` etc.).
+NAMED_SEEDS = {
+    "12of19": "1110100110010101111",
+    "14of22": "1110101100110010101111",
+}
+
+MAX_SEED_LEN = 31           # 1/T patterns
+MAX_HALFWEIGHT_LEN = 63     # pure T/0 patterns
+MAX_BIT_WEIGHT = 31
+MAX_RESOLVED_BITS = 16
+
+
+@dataclass(frozen=True)
+class SeedSpec:
+    """A parsed seed pattern, ready for the kernels."""
+
+    pattern: str                 # normalised: '1', '0', 'T' ('T' also for demoted '1's)
+    length: int                  # window length (Lseed)
+    weight: int                  # key bits
+    halfweight: bool             # only 0/T positions
+    care_off: np.ndarray         # int64: distance of each care position from the window's last base
+    care_bits: np.ndarray        # int64: 2 ('1') or 1 ('T') key bits per care position
+    flips: np.ndarray            # int64: key masks flipping one '1' by a transition, rightmost first
+    resolve_off: np.ndarray      # int64: overweight only: demoted '1's compared directly
+
+    @property
+    def overweight(self) -> bool:
+        return self.resolve_off.shape[0] > 0
+
+
+def seed_pattern(seed: str) -> str:
+    """Expand a LASTZ seed name (``12of19``, ``14of22``, ``match<n>``, ``half<n>``) or
+    pattern into a pattern over ``1``, ``0``, ``T``."""
+    s = seed.strip()
+    if s in NAMED_SEEDS:
+        return NAMED_SEEDS[s]
+    m = re.fullmatch(r"match\(?(\d+)\)?", s)
+    if m:
+        return "1" * int(m.group(1))
+    m = re.fullmatch(r"half\(?(\d+)\)?", s)
+    if m:
+        return "T" * int(m.group(1))
+    return s
+
+
+def parse_seed(seed: str, word: int = 28) -> SeedSpec:
+    """Parse a seed name or pattern (LASTZ ``parse_one_seed``).
+
+    ``word`` is the most key bits the index may use (``--word``); heavier seeds are
+    *overweight*: their rightmost ``1`` positions are indexed by their
+    purine/pyrimidine bit only and resolved by direct comparison.
+    """
+    raw = seed_pattern(seed)
+    body = "".join(ch for ch in raw if ch not in " \t\n")
+    bad = [ch for ch in body if ch not in "10xXTt"]
+    if bad:
+        raise OptionsError(f"seed string {seed} contains illegal character {bad[0]}")
+    body = body.replace("x", "0").replace("X", "0").replace("t", "T").strip("0")
+    if not body:
+        raise OptionsError("seed string is empty!")
+    matches = body.count("1")
+    weight = 2 * matches + body.count("T")
+    halfweight = matches == 0
+    keep = matches
+    if 0 < word < weight:
+        to_resolve = weight - word
+        if to_resolve > matches:
+            raise OptionsError(f"seed ({seed}) requires more resolving bits ({to_resolve}) "
+                               f"than it has matches ({matches}).")
+        if to_resolve > MAX_RESOLVED_BITS:
+            raise OptionsError(f"seed ({seed}) requires more resolving bits ({to_resolve}) "
+                               f"than are allowed ({MAX_RESOLVED_BITS}).")
+        keep = matches - to_resolve
+    length = len(body)
+    limit = MAX_HALFWEIGHT_LEN if halfweight else MAX_SEED_LEN
+    if length > limit:
+        kind = "half-weight seed string" if halfweight else "seed string"
+        raise OptionsError(f"{kind} ({seed}) cannot have length exceeding {limit} (it's {length}).")
+
+    care_off, care_bits, resolve_off, pattern = [], [], [], []
+    seen = 0
+    for i, ch in enumerate(body):
+        off = length - 1 - i
+        if ch == "1":
+            if seen < keep:
+                care_off.append(off)
+                care_bits.append(2)
+                pattern.append("1")
+            else:                                  # demoted: indexed as a T, resolved later
+                if off >= 16:
+                    raise OptionsError(f"resolving bits in seed string {seed} are spread too widely")
+                care_off.append(off)
+                care_bits.append(1)
+                resolve_off.append(off)
+                pattern.append("T")
+            seen += 1
+        elif ch == "T":
+            care_off.append(off)
+            care_bits.append(1)
+            pattern.append("T")
+        else:
+            pattern.append("0")
+    key_weight = sum(care_bits)
+    if key_weight > MAX_BIT_WEIGHT:
+        raise OptionsError(f"seed string ({seed}) cannot have bit weight exceeding "
+                           f"{MAX_BIT_WEIGHT} (it's {key_weight}).")
+    # key bit position of each care position: later care positions are less significant
+    shifts = np.zeros(len(care_bits), np.int64)
+    acc = 0
+    for k in range(len(care_bits) - 1, -1, -1):
+        shifts[k] = acc
+        acc += care_bits[k]
+    # one flip per kept '1', rightmost pattern position first (LASTZ transFlips order)
+    flips = [1 << (int(shifts[k]) + 1) for k in range(len(care_bits) - 1, -1, -1)
+             if care_bits[k] == 2]
+    return SeedSpec(
+        pattern="".join(pattern), length=length, weight=key_weight, halfweight=halfweight,
+        care_off=np.array(care_off, np.int64), care_bits=np.array(care_bits, np.int64),
+        flips=np.array(flips, np.int64), resolve_off=np.array(resolve_off, np.int64),
+    )
+
+
+# --- The index ---------------------------------------------------------------------------
+
+
+@dataclass
+class SeedIndex:
+    """Target window ends by packed seed key (see ``fastz.kernels.seeding``)."""
+
+    spec: SeedSpec
+    step: int
+    dir_: np.ndarray             # int32/int64[2**(weight-low_bits) + 1]: bucket -> first entry
+    pos: np.ndarray              # int32/int64: window ends (exclusive, 0-based target positions)
+    low: np.ndarray              # uint8: low key bits per entry (empty when low_bits == 0)
+    low_bits: int
+    target_len: int
+
+    def __len__(self) -> int:
+        return int(self.pos.shape[0])
+
+    def positions_of(self, key: int) -> np.ndarray:
+        """Window ends holding ``key``, in LASTZ enumeration order (descending)."""
+        a, z = kseed.lookup(self.dir_, self.low, self.low_bits, key)
+        return self.pos[a:z]
+
+
+def _low_bits_for(weight: int, n: int) -> int:
+    """Key bits kept per entry: directory of at most 2**24 buckets, sized to the target."""
+    dir_bits = min(weight, max(weight - 7, min(24, max(n, 1).bit_length() + 1)))
+    return weight - dir_bits
+
+
+def build_index(target_chars: np.ndarray, seed: str | SeedSpec, step: int = 1,
+                word: int = 28) -> SeedIndex:
+    """Index every target window whose ``Lseed`` bases are all upper-case ACGT and
+    whose exclusive end is divisible by ``step`` (LASTZ ``build_seed_position_table``).
+
+    Parameters
+    ----------
+    target_chars : uint8 array
+        The target buffer (ASCII, case kept; NUL separators for partitioned targets).
+    seed : str or SeedSpec
+        Seed name or pattern (``--seed``), or an already parsed spec.
+    step : int
+        ``--step``: index only every step-th window end.
+    word : int
+        ``--word``: most index bits before the seed becomes overweight.
+    """
+    if step < 1:
+        raise OptionsError(f"step can't be {step}")
+    spec = seed if isinstance(seed, SeedSpec) else parse_seed(seed, word)
+    chars = np.ascontiguousarray(target_chars, dtype=np.uint8)
+    codes = kseed.char_codes(chars)
+    low_bits = _low_bits_for(spec.weight, chars.shape[0])
+    dir_, pos, low = kseed.build_index_arrays(codes, spec.length, step, spec.care_off,
+                                              spec.care_bits, spec.weight, low_bits)
+    return SeedIndex(spec, step, dir_, pos, low, low_bits, int(chars.shape[0]))

@@ -1,0 +1,138 @@
+"""Command line: drop-in and `align` forms, help text, errors, `compare` wiring."""
+import shutil
+import subprocess
+import sys
+import types
+
+import pytest
+
+import fastz.pipeline
+from fastz import cli
+from fastz.errors import InputError
+from fastz.options import Options
+
+LASTZ = shutil.which("lastz")
+
+
+@pytest.fixture
+def captured_run(monkeypatch):
+    """Replace fastz.pipeline.run; collect the Options it is given."""
+    seen = []
+
+    def fake_run(opts):
+        seen.append(opts)
+        return 0
+
+    monkeypatch.setattr(fastz.pipeline, "run", fake_run, raising=False)
+    return seen
+
+
+def test_bare_and_align_forms_reach_run_with_equal_options(captured_run):
+    words = ["t.fa", "q.fa[1..500]", "--format=maf", "K=4000", "--strand=plus",
+             "--workers=2", "--ambiguous=n"]
+    assert cli.main(words) == 0
+    assert cli.main(["align", *words]) == 0
+    bare, aligned = captured_run
+    assert bare == aligned == Options.from_argv(words)
+    assert bare.format == "maf" and bare.hspthresh == 4000 and bare.strand == "plus"
+    assert bare.workers == 2 and bare.query == "q.fa[1..500]"
+    assert bare.args == "--format=maf K=4000 --strand=plus --ambiguous=n "
+
+
+def test_words_reach_the_parser_untouched(captured_run):
+    """click must not eat option-like words (e.g. -h-like, --, or values)."""
+    cli.main(["t.fa", "--seed=match12", "--transition", "B=0", "-x.fa"])
+    (opts,) = captured_run
+    assert opts.query == "-x.fa" and opts.transition == 1 and opts.strand == "plus"
+
+
+def test_run_exit_code_is_returned(monkeypatch):
+    monkeypatch.setattr(fastz.pipeline, "run", lambda opts: 3, raising=False)
+    assert cli.main(["t.fa", "q.fa"]) == 3
+
+
+def test_unknown_option_one_line_error(capsys):
+    assert cli.main(["t.fa", "q.fa", "--frobnicate"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == 'fastz: Can\'t understand "--frobnicate"\n'
+    assert "Traceback" not in err
+
+
+def test_fastz_error_from_pipeline_is_one_line(monkeypatch, capsys):
+    def failing(opts):
+        raise InputError("target file t.fa contains more than one sequence\n(use [multiple])")
+
+    monkeypatch.setattr(fastz.pipeline, "run", failing, raising=False)
+    assert cli.main(["t.fa", "q.fa"]) == 1
+    err = capsys.readouterr().err
+    assert err == "fastz: target file t.fa contains more than one sequence (use [multiple])\n"
+
+
+def test_help_shows_groups_and_live_defaults(capsys):
+    for argv in (["--help"], ["-h"], ["align", "--help"], ["t.fa", "--help"]):
+        assert cli.main(argv) == 0
+        out = capsys.readouterr().out
+        for group in ("Sequences:", "Seeding:", "Filtering", "Gapped extension:", "Scoring:",
+                      "Output:", "System"):
+            assert group in out
+        assert "--xdrop=<score>" in out and "[10*sub[A][A] = 910]" in out
+        assert "[open+300*extend = 9400]" in out and "[1110100110010101111]" in out
+        assert max(map(len, out.splitlines())) < 80
+    # defaults are read from Options(), so the help follows them
+    d = Options()
+    text = cli.help_text()
+    for spelling, value in [("--word=<bits>", d.word), ("--step=<n>", d.step),
+                            ("--workers=<n>", d.workers), ("--format=<format>", d.format)]:
+        block = text[text.index("\n  " + spelling):]
+        block = block[:block.index("\n  -", 3)]
+        assert f"[{value}]" in block, spelling
+
+
+def test_help_topics_and_version(capsys):
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("fastz ")
+    assert cli.main(["t.fa", "--help=formats"]) == 0
+    out = capsys.readouterr().out
+    assert "paf:wfmash" in out and "cigarx-" in out
+    assert cli.main(["t.fa", "--help=shortcuts"]) == 0
+    assert "K=<n>" in capsys.readouterr().out
+    assert cli.main([]) == 1                       # no target: usage, like lastz
+    assert "usage:" in capsys.readouterr().out
+
+
+def test_help_defaults_matches_lastz(tmp_path, monkeypatch, capsys):
+    if LASTZ is None:
+        pytest.fail("lastz is not installed; parity tests need it")
+    words = ["t.fa", "--help=defaults", "--match=2,7", "--strand=minus", "--seed=match14"]
+    expected = subprocess.run([LASTZ, *words], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60).stdout
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(words) == 0
+    assert capsys.readouterr().out == expected
+
+
+def test_compare_subcommand_is_wired(monkeypatch):
+    calls = []
+    fake = types.ModuleType("fastz.compare")
+    fake.main = lambda a, b, fmt=None: calls.append((a, b, fmt)) or 0
+    monkeypatch.setitem(sys.modules, "fastz.compare", fake)
+    assert cli.main(["compare", "x.maf", "y.maf"]) == 0
+    assert cli.main(["compare", "x.maf", "y.maf", "--format", "maf"]) == 0
+    assert calls == [("x.maf", "y.maf", None), ("x.maf", "y.maf", "maf")]
+    fake.main = lambda a, b, fmt=None: 1
+    assert cli.main(["compare", "x", "y"]) == 1
+
+
+def test_python_dash_m(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "fastz", "t.fa", "--nosuchoption"],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                         env={"PYTHONPATH": str(__import__("pathlib").Path(cli.__file__)
+                                                .parents[1]), "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 1
+    assert res.stderr == 'fastz: Can\'t understand "--nosuchoption"\n'
+    res = subprocess.run([sys.executable, "-m", "fastz", "--version"], capture_output=True,
+                         text=True, timeout=60, cwd=tmp_path,
+                         env={"PYTHONPATH": str(__import__("pathlib").Path(cli.__file__)
+                                                .parents[1]), "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 0 and res.stdout.startswith("fastz ")

@@ -1,0 +1,235 @@
+"""Writers: every output format, byte-identical to lastz 1.04.22 (program token aside).
+
+Method: the real lastz aligns a pair once with
+``--format=general-:name1,zstart1,end1,name2,strand2,zstart2,end2,score,cigar``; those
+rows are rebuilt into ``Alignments`` per query strand (LASTZ's output order), the
+sequences are loaded by the small loader in ``formats_support.py``, and every format
+is rendered by ``fastz.io.formats.make_writer`` and compared, whole file, with lastz's
+own output for that format on the same inputs, e.g.::
+
+    lastz pseudocat.fa pseudopig.fa --format=maf+
+"""
+from __future__ import annotations
+
+import io
+import random
+import shutil
+
+import pytest
+
+from conftest import drop_version, run_lastz
+from fastz.errors import InputError, OptionsError
+from fastz.io.alignview import COMPLEMENT
+from fastz.io.formats import make_writer, parse_format
+from fastz.options import Options
+from fastz.records import StrandResult
+from fastz.scoring import build_scoreset
+from formats_support import GENERAL_FIELDS, args_string, load, strand_results
+
+ALL_FIELDS = ("general:score,name1,number1,strand1,size1,start1,zstart1,end1,length1,name2,"
+              "number2,strand2,size2,start2,zstart2,start2+,zstart2+,end2,end2+,length2,nmatch,"
+              "nmismatch,npair,ncolumn,ngap,cgap,cigar,cigar-,cigarx,cigarx-,cigarx1,cigarx1-,"
+              "diagonal,shingle,identity,idfrac,id%,blastid%,coverage,covfrac,cov%,continuity,"
+              "confrac,con%,gaprate,number,znumber,chore,phash,NA,qalign1,qalign2")
+TEXT_FIELDS = "general-:text1,text2,align1,align2,diff,nucs2,,n1,s2+,e2+,~,ahash,diffabcdef"
+BASIC = ["lav", "lav+", "axt", "axt+", "maf", "maf+", "maf-", "general", "general-",
+         "mapping", "cigar", "sam", "sam-", "paf", "paf:minimap2", "paf:wfmash", "blastn",
+         "differences", "differences-", "text", "ztext", "lav+text", ALL_FIELDS, TEXT_FIELDS]
+EXTRA = ["softsam", "softsam-", "rdotplot", "rdotplot+score", "blastn-", "mapping-",
+         "genseg", "mafsegments+", "axt:size2", "~maf", "lavscore", "general-:score,cigarx1-"]
+
+# id: (target, query, extra args, alignment kind, strands, option overrides, formats)
+CASES = {
+    "default": ("pseudocat.fa", "pseudopig.fa", [], "gapped", ("+", "-"), {}, BASIC + EXTRA),
+    "hsp": ("pseudocat.fa", "pseudopig.fa", ["--nogapped"], "hsp", ("+", "-"), {},
+            BASIC + ["segments", "softsam", "rdotplot", "lavscore"]),
+    "hits": ("pseudocat.fa", "pseudopig.fa", ["W=8", "T=0", "--plus", "--nogfextend", "--nogapped"],
+             "hit", ("+",), {"seed": "11111111", "transition": 0, "hspthresh": 0},
+             ["lav", "general", "maf+", "segments"]),
+    "subrange": ("aglobin.2bit/human[10000,60000]", "aglobin.2bit/cow[15000#40000]", [], "gapped",
+                 ("+", "-"), {}, ["lav", "axt+", "maf+", ALL_FIELDS, TEXT_FIELDS, "cigar", "sam",
+                                  "blastn", "rdotplot", "differences-", "lav+text"]),
+    "subrange_hsp": ("aglobin.2bit/human[10000,60000]", "aglobin.2bit/cow[15000#40000]",
+                     ["--nogapped"], "hsp", ("+", "-"), {},
+                     ["lav", "maf+", ALL_FIELDS, "text", "differences"]),
+    "shorties": ("aglobin.2bit/human", "shorties.fa[subset=shorties.names]", [], "gapped",
+                 ("+", "-"), {}, ["maf-", "general", "lav", "sam", "axt"]),
+    "minus": ("mito_t.fa", "mito_rc.fa", [], "gapped", ("+", "-"), {},
+              ["lav", "axt", "maf+", "general", ALL_FIELDS, TEXT_FIELDS, "mapping", "cigar",
+               "sam", "softsam", "paf", "paf:wfmash", "blastn", "differences-", "text",
+               "lav+text", "rdotplot"]),
+    "query_revcomp": ("mito_t.fa", "mito_q.fa-", [], "gapped", ("+", "-"), {},
+                      ["lav", "maf", "general", ALL_FIELDS, "cigar", "sam", "text"]),
+    "target_revcomp": ("pseudocat.fa[101..5000]-", "pseudopig.fa", [], "gapped", ("+", "-"), {},
+                       ["lav", "lav+", "maf+", ALL_FIELDS, TEXT_FIELDS, "cigar", "paf", "blastn",
+                        "differences", "text"]),
+    "multiple": ("mlc_t.fa[multiple]", "mlc_q.fa", [], "gapped", ("+", "-"), {},
+                 ["axt+", "maf+", ALL_FIELDS + ",nucs1", "sam", "rdotplot", "text"]),
+    "query_multiple": ("pseudocat.fa", "pseudopig.fa[multiple]", [], "gapped", ("+", "-"), {},
+                       ["lav", "axt", "maf+", ALL_FIELDS + ",nucs2", TEXT_FIELDS, "sam", "softsam",
+                        "cigar", "text", "differences", "blastn", "rdotplot", "paf"]),
+    "empty": ("rand1.fa", "rand2.fa", [], "gapped", ("+", "-"), {},
+              BASIC + EXTRA + ["segments", "none"]),
+}
+PARAMS = [pytest.param(case, fmt, id=f"{case}-{fmt[:40]}") for case, spec in CASES.items()
+          for fmt in spec[6]]
+
+
+@pytest.fixture(scope="session")
+def workdir(lastz_data, shared_pairs):
+    """lastz's test data plus a few shared pairs and synthetic files, in one directory."""
+    d = lastz_data
+    for src, dst in (("mito_human_orang/target.fa", "mito_t.fa"),
+                     ("mito_human_orang/query.fa", "mito_q.fa"),
+                     ("mlc_testdata_pair/target.fa", "mlc_t.fa"),
+                     ("mlc_testdata_pair/query.fa", "mlc_q.fa")):
+        if not (d / dst).exists():
+            shutil.copy(shared_pairs / src, d / dst)
+    if not (d / "mito_rc.fa").exists():
+        lines = (d / "mito_q.fa").read_bytes().split(b"\n")
+        seq = b"".join(ln.strip() for ln in lines[1:])
+        rc = COMPLEMENT[__import__("numpy").frombuffer(seq, "uint8")[::-1]].tobytes()
+        (d / "mito_rc.fa").write_bytes(lines[0] + b"\n" + rc + b"\n")
+    rng = random.Random(7)
+    for name, recs in (("rand1.fa", [("r1", 3000)]), ("rand2.fa", [("r2 x", 2000), ("r3", 500)])):
+        if not (d / name).exists():
+            text = "".join(f">{h}\n" + "".join(rng.choice("ACGT") for _ in range(n)) + "\n"
+                           for h, n in recs)
+            (d / name).write_text(text)
+    return d
+
+
+_CACHE: dict = {}
+
+
+def case_data(case: str, workdir):
+    """(target, queries, strand results) of a case, computed once per session."""
+    if case not in _CACHE:
+        tspec, qspec, extra, kind, strands, _over, _fmts = CASES[case]
+        target = load(tspec, workdir, as_target=True)[0]
+        queries = load(qspec, workdir)
+        rows = run_lastz([tspec, qspec, *extra, "--format=general-:" + GENERAL_FIELDS], cwd=workdir)
+        _CACHE[case] = (target, queries, strand_results(rows, target, queries, strands, kind))
+    return _CACHE[case]
+
+
+def options_for(case: str, fmt: str, argv: list[str], **more) -> Options:
+    over = dict(CASES[case][5])
+    base = dict(format=fmt, args=args_string(argv), hspthresh=3000, gappedthresh=3000,
+                xdrop=910, ydrop=9400, gap_open=400, gap_extend=30)
+    base.update(over)
+    base.update(more)
+    return Options(**base)
+
+
+def render(opts: Options, target, queries, results) -> bytes:
+    out = io.StringIO()
+    w = make_writer(opts, build_scoreset(), target, queries[0].filename, out)
+    w.header()
+    for r in results:
+        w.write(r)
+    w.footer()
+    return out.getvalue().encode("latin-1")
+
+
+def lastz_or_none(argv, cwd) -> bytes | None:
+    """lastz's output, or None when lastz refuses (non-zero exit)."""
+    try:
+        return run_lastz(argv, cwd=cwd)
+    except AssertionError:
+        return None
+
+
+@pytest.mark.parametrize("case,fmt", PARAMS)
+def test_format_matches_lastz(case, fmt, workdir):
+    tspec, qspec, extra, *_ = CASES[case]
+    argv = [tspec, qspec, *extra, f"--format={fmt}"]
+    target, queries, results = case_data(case, workdir)
+    opts = options_for(case, fmt, argv)
+    expected = lastz_or_none(argv, workdir)
+    if expected is None:
+        # lastz refuses (e.g. AXT/SAM with a reverse-complemented target): so must we
+        with pytest.raises((InputError, OptionsError)):
+            render(opts, target, queries, results)
+        return
+    got = render(opts, target, queries, results)
+    assert drop_version(got) == drop_version(expected)
+
+
+def test_markend_and_empty_strands(workdir):
+    argv = ["pseudocat.fa", "pseudopig.fa", "--strand=plus", "--markend"]
+    target, queries, results = case_data("default", workdir)
+    plus = [r for r in results if r.strand == "+"]
+    got = render(options_for("default", "lav", argv, markend=True), target, queries, plus)
+    assert drop_version(got) == drop_version(run_lastz(argv, cwd=workdir))
+    assert got.endswith(b"#:eof\n# lastz end-of-file\n")
+
+
+def test_text_newline_goes_to_stdout_with_output_file(workdir, tmp_path, capsys):
+    # lastz prints the newline after each text alignment with printf, i.e. to stdout
+    argv = ["pseudocat.fa", "pseudopig.fa", "--format=text", f"--output={tmp_path / 'o.txt'}"]
+    run_lastz(argv, cwd=workdir)
+    expected = (tmp_path / "o.txt").read_bytes()
+    target, queries, results = case_data("default", workdir)
+    got = render(options_for("default", "text", argv, output=str(tmp_path / "o.txt")),
+                 target, queries, results)
+    assert drop_version(got) == drop_version(expected)
+    assert capsys.readouterr().out == "\n" * sum(len(r.alignments) for r in results)
+
+
+def test_lav_refuses_partitioned_target(workdir):
+    target, queries, _ = case_data("multiple", workdir)
+    with pytest.raises(OptionsError, match="multiple action cannot be used with --lav"):
+        make_writer(Options(format="lav"), build_scoreset(), target, "q.fa", io.StringIO())
+
+
+def test_quals_fields_need_qualities(workdir):
+    target, _queries, _ = case_data("default", workdir)
+    with pytest.raises(InputError, match="no base-call qualities"):
+        make_writer(Options(format="general:name1,quals1"), build_scoreset(), target, "q",
+                    io.StringIO())
+
+
+def test_masking_stanzas_from_pipeline_data(workdir):
+    # --masking: the pipeline supplies num_masked per strand and the census intervals
+    argv = ["pseudocat.fa", "pseudopig.fa", "--masking=1"]
+    target = load(argv[0], workdir, as_target=True)[0]
+    queries = load(argv[1], workdir)
+    rows = run_lastz([*argv, "--format=general-:" + GENERAL_FIELDS], cwd=workdir)
+    results = strand_results(rows, target, queries, ("+", "-"), "gapped")
+    expected = drop_version(run_lastz(argv, cwd=workdir))
+    out = io.StringIO()
+    w = make_writer(options_for("default", "lav", argv, masking=1), build_scoreset(), target,
+                    queries[0].filename, out)
+    w.header()
+    masked = iter(int(x.split(b"\n")[0]) for x in expected.split(b"x {\n  n ")[1:])
+    for r in results:
+        stats = {"num_masked": next(masked)} if len(r.alignments) else {}
+        w.write(StrandResult(r.query, r.strand, r.alignments, stats))
+    tail = expected.split(b"m {\n")[1].split(b"\n  n ")[0].decode().split("\n")
+    w.census_intervals = [tuple(int(v) for v in ln.split()[1:]) for ln in tail]
+    w.footer()
+    assert drop_version(out.getvalue().encode()) == expected
+
+
+@pytest.mark.parametrize("spec,family,variant", [
+    ("LAV", "lav", ""), ("lav+", "lav", "+"), ("text+lav", "lav", "text"), ("MAF-", "maf", "-"),
+    ("general-:name1,score", "genpaf", "nohdr"), ("GEN:name1", "genpaf", "general"),
+    ("PAF:wfmash", "genpaf", "paf"), ("diffs-", "diffs", "noblocks"), ("zerotext", "text", "ztext"),
+])
+def test_parse_format_spellings(spec, family, variant):
+    f = parse_format(spec)
+    assert (f.family, f.variant) == (family, variant)
+
+
+def test_parse_format_fields_separately():
+    assert parse_format("general", ("name1", "score")).keys == parse_format("general:name1,score").keys
+
+
+@pytest.mark.parametrize("spec,msg", [("bogus", "can't understand"), ("general:", "empty keys"),
+                                      ("general:name1,nope", "unrecognized field"),
+                                      ("general:diffabcdef,diffghijkl", "duplicate field"),
+                                      ("gfa", "not supported")])
+def test_parse_format_errors(spec, msg):
+    with pytest.raises(OptionsError, match=msg):
+        parse_format(spec)

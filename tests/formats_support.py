@@ -256,7 +256,8 @@ def strand_results(general_out: bytes, target: Sequence, queries: list[Sequence]
                 block.append(rows[i])
                 i += 1
             qs = strand_buffer(q, strand)
-            out.append(StrandResult(qs, strand, rows_to_alignments(block, target, qs, strand, kind)))
+            alns = rows_to_alignments(block, target, qs, strand, kind)
+            out.append(StrandResult(qs, strand, alns))
     assert i == len(rows), f"unconsumed rows from {i}: {rows[i][:5]}"
     return out
 

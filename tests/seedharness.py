@@ -113,7 +113,19 @@ _REDUCE = _re.compile(r"reduce_to_points: reducing \[[\d,]+\] \((\d+)/(\d+) (\d+
                       r"score=(-?\d+)\) to \((\d+)/(\d+) 0\)")
 
 
-def lastz_anchor_trace(run_lastz_stderr, args) -> list[tuple]:
+def run_lastz_stderr(args, cwd=None) -> bytes:
+    """Run the real lastz; return its stderr (raises on non-zero exit)."""
+    import shutil
+    import subprocess
+    exe = shutil.which("lastz")
+    assert exe is not None, "lastz is not installed"
+    res = subprocess.run([exe, *args], cwd=cwd, capture_output=True, timeout=600)
+    if res.returncode != 0:
+        raise AssertionError(f"lastz {' '.join(map(str, args))} failed: {res.stderr.decode()[-500:]}")
+    return res.stderr
+
+
+def lastz_anchor_trace(args) -> list[tuple]:
     """(pos1, pos2, length, score, anchor1, anchor2) per collected HSP, strand by strand,
     in discovery order, from ``lastz ... --debug=anchors`` (stderr)."""
     err = run_lastz_stderr([*args, "--debug=anchors", "--format=none"])

@@ -48,7 +48,8 @@ def test_identical_and_version_token(outputs, fmt, tmp_path, capsys):
 
 def test_lav_command_line_ignored(outputs):
     a = outputs["lav"]
-    b = a.replace('"lastz.v1.04.22 pseudocat.fa pseudopig.fa', '"fastz.v0.1.0 /x/cat.fa /y/pig.fa --foo')
+    b = a.replace('"lastz.v1.04.22 pseudocat.fa pseudopig.fa',
+                  '"fastz.v0.1.0 /x/cat.fa /y/pig.fa --foo')
     assert b != a
     assert compare_texts(a, b).identical
     # ... but not elsewhere

@@ -36,7 +36,8 @@ BASIC = ["lav", "lav+", "axt", "axt+", "maf", "maf+", "maf-", "general", "genera
          "mapping", "cigar", "sam", "sam-", "paf", "paf:minimap2", "paf:wfmash", "blastn",
          "differences", "differences-", "text", "ztext", "lav+text", ALL_FIELDS, TEXT_FIELDS]
 EXTRA = ["softsam", "softsam-", "rdotplot", "rdotplot+score", "blastn-", "mapping-",
-         "genseg", "mafsegments+", "axt:size2", "~maf", "lavscore", "general-:score,cigarx1-"]
+         "genseg", "mafsegments+", "axt:size2", "~maf", "lavscore", "general-:score,cigarx1-",
+         "general:name1,,score,~,name2,NA,~,~", "general:,name1,,", "gen:~,s,id"]
 
 # id: (target, query, extra args, alignment kind, strands, option overrides, formats)
 CASES = {
@@ -68,6 +69,10 @@ CASES = {
     "query_multiple": ("pseudocat.fa", "pseudopig.fa[multiple]", [], "gapped", ("+", "-"), {},
                        ["lav", "axt", "maf+", ALL_FIELDS + ",nucs2", TEXT_FIELDS, "sam", "softsam",
                         "cigar", "text", "differences", "blastn", "rdotplot", "paf"]),
+    "ambiguous_n": ("aglobin.2bit/human", "aglobin.2bit/cow", ["--ambiguous=n"], "gapped",
+                    ("+", "-"), {"ambiguous_n": True}, ["differences-", "general:diff,cigarx"]),
+    "noname": ("noname.fa", "pseudopig.fa", [], "gapped", ("+", "-"), {},
+               ["lav", "sam", "general", "rdotplot", "blastn", "maf"]),
     "empty": ("rand1.fa", "rand2.fa", [], "gapped", ("+", "-"), {},
               BASIC + EXTRA + ["segments", "none"]),
 }
@@ -90,6 +95,9 @@ def workdir(lastz_data, shared_pairs):
         seq = b"".join(ln.strip() for ln in lines[1:])
         rc = COMPLEMENT[__import__("numpy").frombuffer(seq, "uint8")[::-1]].tobytes()
         (d / "mito_rc.fa").write_bytes(lines[0] + b"\n" + rc + b"\n")
+    if not (d / "noname.fa").exists():      # a header without a name: printed as seq1
+        body = (d / "pseudocat.fa").read_bytes().split(b"\n", 1)[1]
+        (d / "noname.fa").write_bytes(b">\n" + body)
     rng = random.Random(7)
     for name, recs in (("rand1.fa", [("r1", 3000)]), ("rand2.fa", [("r2 x", 2000), ("r3", 500)])):
         if not (d / name).exists():
@@ -223,7 +231,8 @@ def test_parse_format_spellings(spec, family, variant):
 
 
 def test_parse_format_fields_separately():
-    assert parse_format("general", ("name1", "score")).keys == parse_format("general:name1,score").keys
+    spelled = parse_format("general:name1,score")
+    assert parse_format("general", ("name1", "score")).keys == spelled.keys
 
 
 @pytest.mark.parametrize("spec,msg", [("bogus", "can't understand"), ("general:", "empty keys"),
@@ -233,3 +242,26 @@ def test_parse_format_fields_separately():
 def test_parse_format_errors(spec, msg):
     with pytest.raises(OptionsError, match=msg):
         parse_format(spec)
+
+
+def test_sam_readgroup(workdir):
+    argv = ["pseudocat.fa", "pseudopig.fa", "--format=sam", "--readgroup=ID:xyz\tSM:abc"]
+    target, queries, results = case_data("default", workdir)
+    got = render(options_for("default", "sam", argv, readgroup="ID:xyz\tSM:abc"),
+                 target, queries, results)
+    assert got == run_lastz(argv, cwd=workdir)
+    assert b"\t*\tID:xyz\n" in got
+
+
+@pytest.mark.parametrize("case,flag", [("default", "--rdotplot"), ("hsp", "--rdotplot+score")])
+def test_rdotplot_side_file(workdir, tmp_path, case, flag):
+    tspec, qspec, extra, *_ = CASES[case]
+    mine, theirs = tmp_path / "mine.txt", tmp_path / "theirs.txt"
+    argv = [tspec, qspec, *extra, "--format=general", f"{flag}={theirs}"]
+    expected = run_lastz(argv, cwd=workdir)
+    target, queries, results = case_data(case, workdir)
+    opts = options_for(case, "general", argv, rdotplot=str(mine),
+                       extra={"rdotplot_score": flag.endswith("score")})
+    got = render(opts, target, queries, results)
+    assert drop_version(got) == drop_version(expected)
+    assert mine.read_bytes() == theirs.read_bytes()

@@ -50,11 +50,6 @@ for _a, _b in zip(b"ACGTBDHKMRVY", b"TGCAVHDMKYBR"):
 GAP = ord("-")
 
 
-def purpyr_equal(b1: np.ndarray, b2: np.ndarray) -> np.ndarray:
-    """True where two valid nucleotide codes are both purines or both pyrimidines."""
-    return (b1 & 1) == (b2 & 1)
-
-
 # --- Where an alignment sits on its source sequence ---------------------------------
 
 
@@ -386,7 +381,7 @@ def degapify(alns: Alignments, t: np.ndarray, q: np.ndarray, sub: np.ndarray) ->
     n = b1.shape[0]
     return Alignments(b1, b1 + ln, b2, b2 + ln, np.asarray(score, np.int64),
                       np.arange(n + 1, dtype=np.int64),
-                      ((ln.astype(np.uint32) << np.uint32(4)) | np.uint32(OP_MATCH)).astype(np.uint32),
+                      (ln.astype(np.uint32) << np.uint32(4)) | np.uint32(OP_MATCH),
                       "hsp")
 
 

@@ -28,7 +28,7 @@ Conventions for the caller (the pipeline):
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from ..errors import InputError, OptionsError
@@ -187,6 +187,13 @@ def score_matrix_lines(scores: ScoreSet, with_extras: bool, prefix: str = "") ->
     return lines
 
 
+def drops(opts: Options, scores: ScoreSet) -> tuple[int, int]:
+    """(xdrop, ydrop), with LASTZ's derived defaults when the options are unresolved."""
+    x = opts.xdrop if opts.xdrop is not None else 10 * scores.aa
+    y = opts.ydrop if opts.ydrop is not None else scores.gap_open + 300 * scores.gap_extend
+    return int(x), int(y)
+
+
 def seed_string(opts: Options) -> str:
     """The ``seed=...`` comment LASTZ prints after the job header."""
     trans = {0: "", 1: " w/transition"}.get(int(opts.transition), " w/2 transitions")
@@ -211,6 +218,7 @@ class Writer:
         self.args = opts.args or ""
         self.tinfo = SeqInfo(target, bool(target.revcomp), "seq1")
         self.census_intervals: list[tuple[int, int]] | None = None
+        self.side: Writer | None = None      # --rdotplot=FILE: a second, dot-plot writer
 
     # --- public interface ---
 
@@ -234,6 +242,8 @@ class Writer:
             vs = views(alns, self.target.chars, q.chars, is_hsp)
             self.strand_header(qinfo)
             self.write_views(qinfo, vs)
+            if self.side is not None:
+                self.side.write(StrandResult(q, result.strand, result.alignments))
         num_masked = (result.stats or {}).get("num_masked")
         if num_masked is not None:
             self.x_stanza(int(num_masked))
@@ -243,6 +253,9 @@ class Writer:
         self.job_footer()
         if self.opts.markend and self.spec.family != "none":
             self.out.write("# lastz end-of-file\n")
+        if self.side is not None:
+            self.side.out.close()
+            self.side = None
 
     # --- hooks for the formats ---
 
@@ -292,10 +305,24 @@ def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filenam
     from .textformats import AxtWriter, DiffsWriter, MafWriter, TextWriter
 
     spec = parse_format(opts.format or "lav", tuple(opts.format_fields or ()))
+    spec = replace(spec, degapify=spec.degapify or bool(getattr(opts, "degapify", False)),
+                   distinguish=spec.distinguish or bool(getattr(opts, "maf_distinguish_names",
+                                                                 False)))
     cls = {"lav": LavWriter, "axt": AxtWriter, "maf": MafWriter, "sam": SamWriter,
            "cigar": CigarWriter, "genpaf": GeneralWriter, "text": TextWriter,
            "diffs": DiffsWriter, "none": NoneWriter}[spec.family]
-    return cls(opts, scores, target, query_filename, out, spec)
+    writer = cls(opts, scores, target, query_filename, out, spec)
+    dotplot = getattr(opts, "rdotplot", None)
+    if dotplot:
+        # LASTZ output.c: a dot plot of every printed alignment, as gap-free segments
+        name = "rdotplot+score" if (opts.extra or {}).get("rdotplot_score") else "rdotplot"
+        try:
+            side_out = open(dotplot, "w", encoding="utf-8", errors="surrogateescape")
+        except OSError as e:
+            raise InputError(f"can't open {dotplot} for writing ({e.strerror})") from None
+        writer.side = GeneralWriter(opts, scores, target, query_filename, side_out,
+                                    parse_format(name))
+    return writer
 
 
 def stdout_for_quirks(opts: Options, out: TextIO) -> TextIO:

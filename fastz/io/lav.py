@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import InputError, OptionsError
 from .alignview import AlnView, SeqInfo
-from .formats import Writer, score_matrix_lines, stdout_for_quirks, threshold_strings
+from .formats import Writer, drops, score_matrix_lines, stdout_for_quirks, threshold_strings
 
 _SHORT_SUFFIX = {False: "", True: "-"}
 _LONG_SUFFIX = {False: "", True: " (reverse complement)"}
@@ -53,7 +53,8 @@ class LavWriter(Writer):
         last = (f"  O = {self.scores.gap_open}, E = {self.scores.gap_extend}, K = {k}, "
                 f"L = {l_}, M = {int(o.masking)}")
         if self.spec.variant == "+":
-            last += f", X = {int(o.xdrop)}, Y = {int(o.ydrop)}"
+            x, y = drops(o, self.scores)
+            last += f", X = {x}, Y = {y}"
         lines += [last + '"', "}"]
         self.out.write("\n".join(lines) + "\n")
 

@@ -17,9 +17,8 @@ class SamWriter(Writer):
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.sq_printed = False
-        rg = (self.opts.extra or {}).get("readgroup")
-        self.read_group = rg
-        self.rg_tags = (self.opts.extra or {}).get("sam_rg_tags")
+        self.read_group = getattr(self.opts, "readgroup", None)
+        self.rg_tags = rg_id_tag(self.read_group) if self.read_group else None
 
     def job_header(self) -> None:
         if not self.spec.header:
@@ -69,6 +68,20 @@ class SamWriter(Writer):
                 line += f"\t{self.rg_tags}"
             out.append(line + "\n")
         self.out.write("".join(out))
+
+
+def rg_id_tag(read_group: str) -> str | None:
+    """The ``ID:...`` tag of a tab-separated read group (LASTZ sam_rg_tags), or None."""
+    pos = 0
+    while True:
+        k = read_group.find("ID", pos)
+        if k < 0:
+            return None
+        if read_group[k + 2:k + 3] == ":" and (k == 0 or read_group[k - 1] == "\t"):
+            end = read_group.find("\t", k)
+            tag = read_group[k:] if end < 0 else read_group[k:end]
+            return tag if len(tag) > 3 else None
+        pos = k + 1
 
 
 def _query_bases(v: AlnView, p2: Place, soft: bool) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .alignview import BITS, GAP, OP_DEL, OP_INS, PRINTABLE, AlnView, SeqInfo, coverage, pct1
-from .formats import Writer, score_matrix_lines, stdout_for_quirks, threshold_strings
+from .formats import Writer, drops, score_matrix_lines, stdout_for_quirks, threshold_strings
 
 
 def _ratio_comment(label: str, numer: int, denom: int) -> str:
@@ -30,8 +30,9 @@ def threshold_comment_lines(writer: Writer, maf: bool) -> list[str]:
         lines.append("# gapped_threshold   = (derived from hsp_threshold)")
     else:
         lines.append(f"# gapped_threshold   = {l_}")
-    lines.append(f"# x_drop             = {int(o.xdrop)}")
-    lines.append(f"# y_drop             = {int(o.ydrop)}")
+    x, y = drops(o, writer.scores)
+    lines.append(f"# x_drop             = {x}")
+    lines.append(f"# y_drop             = {y}")
     lines += score_matrix_lines(writer.scores, with_extras=True, prefix="# ")
     return lines
 
@@ -133,7 +134,8 @@ def _bars(a: np.ndarray, b: np.ndarray, gap_aware: bool) -> np.ndarray:
     return out
 
 
-def text_align_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView, one_based: bool) -> tuple[str, str]:
+def text_align_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView,
+                     one_based: bool) -> tuple[str, str]:
     """(body, tail) of LASTZ print_text_align_align; tail goes to stdout (a LASTZ quirk)."""
     bo = 0 if one_based else -1
     b1 = v.beg1 + 1

@@ -275,7 +275,7 @@ def lr_update(reverse, sg, al, lseg, laln, rseg, raln, row, a1, a2, L, R, LY, RY
 
 
 @njit(cache=True)
-def _build_active(reverse, act, j, sg, ws, prev_ly, stamp, a1, a2, LY, RY):
+def _build_active(reverse, act, j, sg, mk, prev_ly, stamp, a1, a2, LY, RY):
     """LASTZ build_active_seg: (re)initialise active entry j and mask its cells."""
     s = act[j, ACT_SEG]
     t = sg[s, S_TYPE]
@@ -289,7 +289,7 @@ def _build_active(reverse, act, j, sg, ws, prev_ly, stamp, a1, a2, LY, RY):
     act[j, ACT_X] = x
     if t != HORZ:
         if LY <= x <= RY:
-            ws[x - prev_ly, 2] = stamp
+            mk[x - prev_ly] = stamp
     else:
         if not reverse:
             hend = sg[s, S_E2] - a2
@@ -298,14 +298,14 @@ def _build_active(reverse, act, j, sg, ws, prev_ly, stamp, a1, a2, LY, RY):
         lo = LY if LY > x else x
         hi = RY if RY < hend else hend
         for col in range(lo, hi + 1):
-            ws[col - prev_ly, 2] = stamp
+            mk[col - prev_ly] = stamp
 
 
 @njit(cache=True)
-def active_update(reverse, act, nact, alist, al, sg, ws, prev_ly, stamp, row, a1, a2, LY, RY):
+def active_update(reverse, act, nact, alist, al, sg, mk, prev_ly, stamp, row, a1, a2, LY, RY):
     """LASTZ update_active_segs: advance active segments, add newly reached alignments.
 
-    Masked cells get ``ws[col - prev_ly, 2] = stamp``.  Returns (nact, alist, act).
+    Masked cells get ``mk[col - prev_ly] = stamp``.  Returns (nact, alist, act).
     """
     keep = 0
     for j in range(nact):
@@ -314,18 +314,18 @@ def active_update(reverse, act, nact, alist, al, sg, ws, prev_ly, stamp, row, a1
                 act[j, ACT_X] += 1
             x = act[j, ACT_X]
             if LY <= x <= RY:
-                ws[x - prev_ly, 2] = stamp
+                mk[x - prev_ly] = stamp
         else:
             s = act[j, ACT_SEG]
             s = sg[s, S_PREV] if reverse else sg[s, S_NEXT]
             if s == NONE:
                 continue                       # passed the end of this alignment
             act[j, ACT_SEG] = s
-            _build_active(reverse, act, j, sg, ws, prev_ly, stamp, a1, a2, LY, RY)
+            _build_active(reverse, act, j, sg, mk, prev_ly, stamp, a1, a2, LY, RY)
             if act[j, ACT_TYPE] == HORZ:
                 s = sg[s, S_PREV] if reverse else sg[s, S_NEXT]
                 act[j, ACT_SEG] = s
-                _build_active(reverse, act, j, sg, ws, prev_ly, stamp, a1, a2, LY, RY)
+                _build_active(reverse, act, j, sg, mk, prev_ly, stamp, a1, a2, LY, RY)
         if keep != j:
             act[keep] = act[j]
         keep += 1
@@ -335,7 +335,7 @@ def active_update(reverse, act, nact, alist, al, sg, ws, prev_ly, stamp, row, a1
             if nact >= act.shape[0]:
                 act = _grow_act(act, nact + 1)
             act[nact, ACT_SEG] = al[alist, A_FIRST]
-            _build_active(reverse, act, nact, sg, ws, prev_ly, stamp, a1, a2, LY, RY)
+            _build_active(reverse, act, nact, sg, mk, prev_ly, stamp, a1, a2, LY, RY)
             nact += 1
             alist = al[alist, A_NEXT]
     else:
@@ -343,7 +343,7 @@ def active_update(reverse, act, nact, alist, al, sg, ws, prev_ly, stamp, row, a1
             if nact >= act.shape[0]:
                 act = _grow_act(act, nact + 1)
             act[nact, ACT_SEG] = al[alist, A_LAST]
-            _build_active(reverse, act, nact, sg, ws, prev_ly, stamp, a1, a2, LY, RY)
+            _build_active(reverse, act, nact, sg, mk, prev_ly, stamp, a1, a2, LY, RY)
             nact += 1
             alist = al[alist, A_PREV]
     return nact, alist, act

@@ -186,3 +186,45 @@ def segment_peaks(t, q, pos1, pos2, length, table):
     for k in range(pos1.shape[0]):
         out[k] = _segment_peak(t, q, pos1[k], pos2[k], length[k], table)
     return out
+
+
+@njit(cache=True)
+def merge_sorted_segments(pos1, pos2, length, score):
+    """Merge overlapping segments of a diagonal-sorted table (LASTZ ``merge_segments``).
+
+    Input is sorted by (diagonal, pos2, ...).  A segment on the same diagonal that
+    starts before the running end of the current one is absorbed (ends extended,
+    best score kept); adjoining segments are not merged.  Returns the merged rows as
+    an int64 array (pos1, pos2, length, score).
+    """
+    n = pos1.shape[0]
+    out = np.empty((n, 4), np.int64)
+    if n == 0:
+        return out
+    m = 0
+    cur_diag = pos1[0] - pos2[0]
+    cur2 = pos2[0]
+    end2 = pos2[0] + length[0]
+    s = score[0]
+    for k in range(1, n):
+        d = pos1[k] - pos2[k]
+        if d == cur_diag and pos2[k] < end2:
+            if pos2[k] + length[k] > end2:
+                end2 = pos2[k] + length[k]
+            if score[k] > s:
+                s = score[k]
+            continue
+        out[m, 0] = cur_diag + cur2
+        out[m, 1] = cur2
+        out[m, 2] = end2 - cur2
+        out[m, 3] = s
+        m += 1
+        cur_diag = d
+        cur2 = pos2[k]
+        end2 = pos2[k] + length[k]
+        s = score[k]
+    out[m, 0] = cur_diag + cur2
+    out[m, 1] = cur2
+    out[m, 2] = end2 - cur2
+    out[m, 3] = s
+    return out[:m + 1]

@@ -22,7 +22,7 @@ from .bounds import (
 )
 from .ydrop import (
     EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow1, _grow2,
-    one_sided, padded, traceback,
+    one_sided_execute, one_sided_full, one_sided_inspect, padded, traceback,
 )
 
 # statistics slots
@@ -35,33 +35,33 @@ WORST_SCORE = -2147483648    # LASTZ's worstPossibleScore (alignment of indels o
 
 @njit(cache=True)
 def _extend_side(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
-                 tb_cells, al, sg, lseg, laln, rseg, raln, alist, ws, act, stamp,
+                 tb_cells, al, sg, lseg, laln, rseg, raln, alist, ws, mk, act, stamp,
                  two_pass, rows, eager, tb, tbrow, rect, opbuf, stats):
     """One side of an extension: (score, end_r, end_c, truncated, nops, buffers...)."""
     if not two_pass:
-        score, er, ec, trunc, cells, ws, act, rows, tb, tbrow = one_sided(
+        score, er, ec, trunc, cells, ws, mk, act, rows, tb, tbrow = one_sided_full(
             seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
-            al, sg, lseg, laln, rseg, raln, alist, ws, act, stamp, MODE_FULL,
+            al, sg, lseg, laln, rseg, raln, alist, ws, mk, act, stamp,
             rows, eager, tb, tbrow, 0, 0)
         stats[ST_CELLS_INSPECT] += cells
         nops, opbuf = traceback(MODE_FULL, er, ec, tb, tbrow, eager, 0, opbuf)
-        return score, er, ec, trunc, nops, ws, act, rows, tb, tbrow, rect, opbuf
-    score, er, ec, trunc, cells, ws, act, rows, tb, tbrow = one_sided(
+        return score, er, ec, trunc, nops, ws, mk, act, rows, tb, tbrow, rect, opbuf
+    score, er, ec, trunc, cells, ws, mk, act, rows, tb, tbrow = one_sided_inspect(
         seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
-        al, sg, lseg, laln, rseg, raln, alist, ws, act, stamp, MODE_INSPECT,
+        al, sg, lseg, laln, rseg, raln, alist, ws, mk, act, stamp,
         rows, eager, tb, tbrow, 0, 0)
     stats[ST_CELLS_INSPECT] += cells
     if er < EAGER and ec < EAGER:
         stats[ST_EAGER] += 1
         nops, opbuf = traceback(MODE_INSPECT, er, ec, tb, tbrow, eager, 0, opbuf)
-        return score, er, ec, trunc, nops, ws, act, rows, tb, tbrow, rect, opbuf
-    _s, _r, _c, _t, cells, ws, act, rows, rect, tbrow = one_sided(
+        return score, er, ec, trunc, nops, ws, mk, act, rows, tb, tbrow, rect, opbuf
+    _s, _r, _c, _t, cells, ws, mk, act, rows, rect, tbrow = one_sided_execute(
         seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
-        al, sg, lseg, laln, rseg, raln, alist, ws, act, stamp + (1 << 31), MODE_EXECUTE,
+        al, sg, lseg, laln, rseg, raln, alist, ws, mk, act, stamp + (1 << 31),
         rows, eager, rect, tbrow, er, ec)
     stats[ST_CELLS_EXECUTE] += cells
     nops, opbuf = traceback(MODE_EXECUTE, er, ec, rect, tbrow, eager, ec + 1, opbuf)
-    return score, er, ec, trunc, nops, ws, act, rows, tb, tbrow, rect, opbuf
+    return score, er, ec, trunc, nops, ws, mk, act, rows, tb, tbrow, rect, opbuf
 
 
 @njit(cache=True)
@@ -161,7 +161,8 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
     stats = np.zeros(N_STATS, np.int64)
     trunc = np.zeros((0, 5), np.int64)
     ntrunc = 0
-    ws = np.zeros((1024, 3), np.int64)
+    ws = np.zeros((1024, 2), np.int32)
+    mk = np.zeros(1024, np.int64)
     act = np.zeros((8, ACT_FIELDS), np.int64)
     rows = np.zeros((1024, ROW_FIELDS), np.int64)
     eager = np.zeros((EAGER, EAGER), np.uint8)
@@ -209,15 +210,15 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
 
         # left (reverse) then right (forward), as ydrop_align does
         stamp += 1 << 32
-        sl, el1, el2, tl, nl, ws, act, rows, tb, tbrow, rect, lbuf = _extend_side(
+        sl, el1, el2, tl, nl, ws, mk, act, rows, tb, tbrow, rect, lbuf = _extend_side(
             seqs, True, a1, a2, a1 + 1 - lo1[k], a2 + 1 - lo2[k], sub, gap_open,
             gap_extend, ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, below,
-            ws, act, stamp, two_pass, rows, eager, tb, tbrow, rect, lbuf, stats)
+            ws, mk, act, stamp, two_pass, rows, eager, tb, tbrow, rect, lbuf, stats)
         stamp += 1 << 32
-        sr, er1, er2, tr, nr, ws, act, rows, tb, tbrow, rect, rbuf = _extend_side(
+        sr, er1, er2, tr, nr, ws, mk, act, rows, tb, tbrow, rect, rbuf = _extend_side(
             seqs, False, a1, a2, hi1[k] - (a1 + 1), hi2[k] - (a2 + 1), sub, gap_open,
             gap_extend, ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, above,
-            ws, act, stamp, two_pass, rows, eager, tb, tbrow, rect, rbuf, stats)
+            ws, mk, act, stamp, two_pass, rows, eager, tb, tbrow, rect, rbuf, stats)
         stats[ST_SIDES] += 2
         if tl or tr:
             stats[ST_TRUNCATED] += 1
@@ -364,10 +365,11 @@ def extend_one_side(T, Q, a1, a2, reverse, sub, gap_open, gap_extend, ydrop, tri
     else:
         M = T.shape[0] - (a1 + 1)
         N = Q.shape[0] - (a2 + 1)
-    score, er, ec, trunc, nops, ws, act, rows, tb, tbrow, rect, buf = _extend_side(
+    score, er, ec, trunc, nops, ws, mk, act, rows, tb, tbrow, rect, buf = _extend_side(
         padded(T, Q), reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
         tb_cells, al, sg, NONE, NONE, NONE, NONE, NONE,
-        np.zeros((16, 3), np.int64), np.zeros((1, ACT_FIELDS), np.int64), 0, two_pass,
+        np.zeros((16, 2), np.int32), np.zeros(16, np.int64),
+        np.zeros((1, ACT_FIELDS), np.int64), 0, two_pass,
         np.zeros((16, ROW_FIELDS), np.int64), np.zeros((EAGER, EAGER), np.uint8),
         np.zeros(16, np.uint8), np.zeros(16, np.int64), np.zeros(16, np.uint8),
         np.zeros(16, np.int64), stats)

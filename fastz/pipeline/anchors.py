@@ -55,6 +55,26 @@ def anchors_from_hsps(hsps: np.ndarray, target_chars: np.ndarray, query_chars: n
     return out
 
 
+def merge_segments(hsps: np.ndarray) -> np.ndarray:
+    """Sort segments by diagonal and merge overlapping ones (LASTZ ``segment.c``
+    ``merge_segments``, applied to every table read from ``--segments``).
+
+    Order: diagonal (pos1 - pos2), then pos2, length, score, all ascending.  A
+    merged segment keeps the highest score of its parts.
+    """
+    if hsps.shape[0] < 2:
+        return hsps.copy()
+    p1 = hsps["pos1"].astype(np.int64)
+    p2 = hsps["pos2"].astype(np.int64)
+    ln = hsps["length"].astype(np.int64)
+    sc = hsps["score"].astype(np.int64)
+    order = np.lexsort((sc, ln, p2, p1 - p2))
+    rows = kfilt.merge_sorted_segments(p1[order], p2[order], ln[order], sc[order])
+    out = np.empty(rows.shape[0], dtype=HSP_DTYPE)
+    out["pos1"], out["pos2"], out["length"], out["score"] = rows.T
+    return out
+
+
 # --- Segments files -------------------------------------------------------------------------
 
 
@@ -155,7 +175,7 @@ class SegmentsReader:
         return None
 
     def take(self, target: Sequence, query: Sequence, strand: str) -> np.ndarray:
-        """HSPs (file order) for ``query`` on ``strand`` ('+' or '-'), as HSP_DTYPE rows in
+        """HSPs for ``query`` on ``strand`` ('+' or '-'), as HSP_DTYPE rows in
         the target buffer and the query *strand* buffer."""
         after_rewind = self._pending_after_rewind
         if self._pending_rewind:
@@ -178,7 +198,7 @@ class SegmentsReader:
                 break
             rows.extend(_resolve(self.path, ln, target, query, strand))
             self._at += 1
-        return _hsp_rows(rows)
+        return merge_segments(_hsp_rows(rows))
 
     def finish(self) -> None:
         """Fail if segments remain unread (LASTZ's final ``read_segment_table`` call)."""
@@ -282,7 +302,8 @@ def _target_places(fname: str, target: Sequence, ln: _Line) -> list:
 
 def read_segments_file(path: str, target: Sequence, query: Sequence, strand: str = "+",
                        reader: SegmentsReader | None = None) -> np.ndarray:
-    """HSPs of ``--segments=FILE`` for one query strand, in file order.
+    """HSPs of ``--segments=FILE`` for one query strand, merged and in diagonal order
+    (``merge_segments``), as LASTZ holds them before anchors are made.
 
     Pass the same ``reader`` (a ``SegmentsReader(path)``) for every query strand in
     processing order to get LASTZ's sequential semantics (then call
@@ -304,4 +325,4 @@ def read_segments_file(path: str, target: Sequence, query: Sequence, strand: str
         ln = _parse_line(text, number, path)
         if ln is not None and _names_query(ln, query, strand):
             rows.extend(_resolve(path, ln, target, query, strand))
-    return _hsp_rows(rows)
+    return merge_segments(_hsp_rows(rows))

@@ -1,0 +1,232 @@
+"""Stage 2: x-drop extension, entropy, diagonal hash and HSPs (vs oracles and lastz)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastz.kernels import cells
+from fastz.kernels.filtering import _entropy, _xdrop_extend
+from fastz.kernels.reference import reference_entropy, reference_find_hsps, reference_xdrop
+from fastz.pipeline.filtering import find_hsps
+from fastz.pipeline.seeding import build_index, parse_seed
+from fastz.scoring import build_scoreset
+
+from seedharness import (Rec, Target, lastz_rows, make_target, read_2bit, read_fasta,
+                         run_fastz_hsps)
+
+SS = build_scoreset()
+ACGT = np.frombuffer(b"ACGT", np.uint8)
+
+
+def _b(s):
+    return np.frombuffer(s.encode(), np.uint8)
+
+
+# --- Cells -----------------------------------------------------------------------------------
+
+
+def test_xdrop_hand_case():
+    # 10 matches, a masked base, 5 matches: the masked column (-1000) stops it (X=910)
+    t = _b("ACGTACGTAC" + "a" + "ACGTA")
+    q = _b("ACGTACGTAC" + "A" + "ACGTA")
+    left, right, block, score = cells.xdrop_extend(t, q, 5, 0, 0, len(t), 910, SS.masked)
+    assert (left, right) == (0, 10) and score == 3 * 91 + 3 * 100 + 2 * 100 + 2 * 91
+    assert block == 11              # the masked column was examined, then the drop stopped it
+    # the same through the compiled twin, and a left stop (diagonal block) at 3
+    assert _xdrop_extend(t, q, 5, 0, 3, len(t), 910, SS.masked)[0] == 3
+
+
+def test_entropy_of_ac20_is_one_half():
+    s = _b("AC" * 20)
+    assert cells.entropy(s, s, 0, 0, 40) == pytest.approx(0.5, abs=1e-15)
+    assert _entropy(s, s, 0, 0, 40) == cells.entropy(s, s, 0, 0, 40)
+    # lower-case matches do not count: fewer than 20 counted -> 1.0
+    lo = _b("ac" * 20)
+    assert cells.entropy(lo, lo, 0, 0, 40) == 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=st.text("ACGTacgtN", min_size=1, max_size=120), rs=st.integers(0, 2**31))
+def test_entropy_matches_reference(a, rs):
+    t = _b(a)
+    rng = np.random.default_rng(rs)
+    q = t.copy()
+    flip = rng.random(len(q)) < 0.2
+    q[flip] = rng.choice(ACGT, int(flip.sum()))
+    got = _entropy(t, q, 0, 0, len(t))
+    assert got == reference_entropy(t, q, 0, 0, len(t))
+    assert 0.0 <= got <= 1.0 + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=st.text("ACGTACGTacgtN", min_size=2, max_size=200), rs=st.integers(0, 2**31),
+       xdrop=st.sampled_from([50, 200, 910, 5000]))
+def test_xdrop_matches_reference(a, rs, xdrop):
+    t = _b(a)
+    rng = np.random.default_rng(rs)
+    q = t.copy()
+    flip = rng.random(len(q)) < 0.15
+    q[flip] = rng.choice(ACGT, int(flip.sum()))
+    e = int(rng.integers(1, len(t) + 1))
+    block = int(rng.integers(0, e))
+    got = _xdrop_extend(t, q, e, 0, block, len(t), xdrop, SS.masked)
+    assert tuple(got) == reference_xdrop(t, q, e, e, block, xdrop, SS.masked)
+
+
+# --- The search against the slow oracle --------------------------------------------------------
+
+
+def _random_pair(rng, n, masked=0.05, ns=0.02):
+    t = rng.choice(ACGT, n)
+    q = np.concatenate([rng.choice(ACGT, int(rng.integers(0, 40))),
+                        t[rng.integers(0, n // 3): rng.integers(2 * n // 3, n)],
+                        rng.choice(ACGT, int(rng.integers(0, 40)))])
+    mut = rng.random(q.shape[0]) < 0.06
+    q[mut] = rng.choice(ACGT, int(mut.sum()))
+    if rng.random() < 0.5:                            # a low-complexity stretch in both
+        rep = np.frombuffer(b"AC" * 20, np.uint8)
+        t[10:50] = rep
+        q[5:45] = rep
+    for arr in (t, q):
+        low = rng.random(arr.shape[0]) < masked
+        arr[low] = arr[low] | 0x20
+        arr[rng.random(arr.shape[0]) < ns] = ord("N")
+    return t, q
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.sampled_from(["match6", "1T0111", "110101101", "12of19", "TTTT0TTTTT"]),
+       trans=st.integers(0, 2), step=st.integers(1, 2), xdrop=st.sampled_from([100, 400, 910]),
+       thresh=st.sampled_from([0, 300, 800, 2000]), entropy=st.booleans(),
+       gf=st.sampled_from([(True, True), (False, True), (False, False)]),
+       rs=st.integers(0, 2**31))
+def test_find_hsps_matches_reference(seed, trans, step, xdrop, thresh, entropy, gf, rs):
+    gfextend, gapped = gf
+    t, q = _random_pair(np.random.default_rng(rs), 400)
+    spec = parse_seed(seed)
+    got = find_hsps(build_index(t, spec, step), t, q, None, trans, SS.masked, xdrop, thresh,
+                    entropy, gfextend=gfextend, gapped=gapped)
+    want = reference_find_hsps(t, q, spec.pattern, trans, SS.masked, xdrop, thresh, entropy,
+                               step, 28, gfextend, gapped)
+    assert [tuple(r) for r in got.tolist()] == want
+
+
+# --- Against lastz: regression data ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lastz_args, kw", [
+    ([], {}),                                                      # 22 HSPs, discovery order
+    (["C=3", "W=8", "T=0"], dict(seed="match8", transition=0)),    # base_test_hsp
+    (["--seed=111010011101"], dict(seed="111010011101")),          # base_test_seeded
+    (["--seed=TTT0T0T0TTT00T0T"], dict(seed="TTT0T0T0TTT00T0T", transition=0)),  # base_test_hw_seeded
+    (["--seed=match15", "--transition"], dict(seed="match15")),   # overweight by default
+])
+def test_hsps_match_lastz_pseudocat(lastz_data, lastz_runner, lastz_args, kw):
+    cat, pig = str(lastz_data / "pseudocat.fa"), str(lastz_data / "pseudopig.fa")
+    mine = run_fastz_hsps(make_target(read_fasta(cat)), read_fasta(pig), **kw)
+    assert mine == lastz_rows(lastz_runner, [cat, pig, *lastz_args])
+
+
+def test_hsps_match_lastz_aglobin(lastz_data, lastz_runner):
+    # lastz aglobin.2bit/human aglobin.2bit/cow --nogapped: 109 HSPs
+    tb = lastz_data / "aglobin.2bit"
+    human = read_2bit(tb, "human")
+    mine = run_fastz_hsps(Target(human.chars, np.array([0]), ["human"]), [read_2bit(tb, "cow")])
+    want = lastz_rows(lastz_runner, [f"{tb}/human", f"{tb}/cow"])
+    assert len(want) == 109 and mine == want
+
+
+# --- Against lastz: real pairs and option variants -----------------------------------------------
+
+VARIANTS = {
+    "default": ([], {}),
+    "plus": (["--strand=plus"], dict(strand="plus")),
+    "minus": (["--strand=minus"], dict(strand="minus")),
+    "notransition": (["--notransition"], dict(transition=0)),
+    "transition2": (["--transition=2"], dict(transition=2)),
+    "14of22": (["--seed=14of22"], dict(seed="14of22")),
+    "step2": (["--step=2"], dict(step=2)),
+    "step25": (["--step=25"], dict(step=25)),
+    "noentropy": (["--noentropy"], dict(entropy=False)),
+    "x300k1500": (["--xdrop=300", "--hspthresh=1500"], dict(xdrop=300, hspthresh=1500)),
+    "x2000k5000": (["--xdrop=2000", "--hspthresh=5000"], dict(xdrop=2000, hspthresh=5000)),
+}
+
+SMALL_PAIRS = ["mito_human_orang", "mito_human_mouse", "dengue1_vs_dengue2", "dwv_vs_vdv1",
+               "human_vs_mouse_cgp"]
+
+
+def _pair_case(pairs_dir, lastz_runner, pair, variant):
+    largs, kw = VARIANTS[variant]
+    tpath, qpath = str(pairs_dir / pair / "target.fa"), str(pairs_dir / pair / "query.fa")
+    mine = run_fastz_hsps(make_target(read_fasta(tpath)), read_fasta(qpath), **kw)
+    assert mine == lastz_rows(lastz_runner, [tpath, qpath, *largs])
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("pair", SMALL_PAIRS)
+def test_hsps_match_lastz_pairs(shared_pairs, lastz_runner, pair, variant):
+    _pair_case(shared_pairs, lastz_runner, pair, variant)
+
+
+@pytest.mark.parametrize("pair, variant", [
+    ("hpylori_26695_vs_J99_Eslice", "default"),
+    ("hpylori_26695_vs_J99_Eslice", "x300k1500"),
+    ("mers_ref_vs_46isolates", "default"),
+    ("dmel2R_vs_dpse_contigs", "transition2"),
+])
+def test_hsps_match_lastz_larger_pairs(shared_pairs, lastz_runner, pair, variant):
+    _pair_case(shared_pairs, lastz_runner, pair, variant)
+
+
+@pytest.mark.parametrize("lastz_args, kw", [
+    ([], {}),
+    (["--xdrop=300", "--hspthresh=1000", "--noentropy"], dict(xdrop=300, hspthresh=1000, entropy=False)),
+])
+def test_hsps_match_lastz_multiple_target(shared_pairs, lastz_runner, lastz_args, kw):
+    """target.fa[multiple]: NUL separators stop every extension."""
+    d = shared_pairs / "mlc_testdata_pair"
+    tpath, qpath = str(d / "target.fa"), str(d / "query.fa")
+    mine = run_fastz_hsps(make_target(read_fasta(tpath), multiple=True), read_fasta(qpath), **kw)
+    assert mine == lastz_rows(lastz_runner, [tpath + "[multiple]", qpath, *lastz_args])
+
+
+# --- Experiments from the spec (11.3 hash collision, 11.5 entropy) --------------------------------
+
+
+def _write_fasta(path, name, chars):
+    path.write_bytes(b">" + name.encode() + b"\n" + bytes(chars) + b"\n")
+
+
+@pytest.mark.parametrize("spacing, n_hsps", [(65536, 1), (65537, 2)])
+def test_diagonal_hash_collision(tmp_path, lastz_runner, spacing, n_hsps):
+    """A segment twice in the target, 65,536 apart: both copies share a hash bucket, and
+    only the copy at the higher target position (enumerated first) survives."""
+    rng = np.random.default_rng(11)
+    t = rng.choice(ACGT, 140_000)
+    seg = rng.choice(ACGT, 300)
+    t[10_000:10_300] = seg
+    t[10_000 + spacing:10_300 + spacing] = seg
+    q = np.concatenate([rng.choice(ACGT, 200), seg, rng.choice(ACGT, 200)])
+    _write_fasta(tmp_path / "t.fa", "t", t)
+    _write_fasta(tmp_path / "q.fa", "q", q)
+    mine = run_fastz_hsps(Target(t, np.array([0]), ["t"]), [Rec("q", q)], strand="plus")
+    want = lastz_rows(lastz_runner, [str(tmp_path / "t.fa"), str(tmp_path / "q.fa"), "--strand=plus"])
+    assert mine == want and len(want) == n_hsps
+    f = want[0].split("\t")
+    assert int(f[2]) - int(f[6]) == 10_000 + spacing - 200     # on the higher copy's diagonal
+
+
+@pytest.mark.parametrize("lastz_args, kw", [([], {}), (["--noentropy"], dict(entropy=False))])
+def test_entropy_low_complexity(tmp_path, lastz_runner, lastz_args, kw):
+    """(AC)20 in random flanks: the entropy adjustment drops the repeat-only HSPs."""
+    rng = np.random.default_rng(3)
+    rep = np.frombuffer(b"AC" * 20, np.uint8)
+    t = np.concatenate([rng.choice(ACGT, 300), rep, rng.choice(ACGT, 300)])
+    q = np.concatenate([rng.choice(ACGT, 250), rep, rng.choice(ACGT, 250)])
+    _write_fasta(tmp_path / "t.fa", "t", t)
+    _write_fasta(tmp_path / "q.fa", "q", q)
+    mine = run_fastz_hsps(Target(t, np.array([0]), ["t"]), [Rec("q", q)], **kw)
+    want = lastz_rows(lastz_runner, [str(tmp_path / "t.fa"), str(tmp_path / "q.fa"), *lastz_args])
+    assert mine == want
+    assert len(want) == (0 if not kw else len(want)) and (len(want) > 3 if kw else True)

@@ -109,7 +109,7 @@ def _help_rows(d: Options, r: Options) -> list[tuple[str, list[tuple[str, str, s
              "(--help=defaults: print and stop)", "off"),
         ]),
         ("System (fastz only; not recorded in output headers)", [
-            ("--workers=<n>", "CPU threads, 0 = all cores", str(d.workers)),
+            ("--workers=<n>", "worker processes, 0 = all cores", str(d.workers)),
             ("--backend=auto|cpu|gpu", "compute backend; auto uses a GPU when present",
              d.backend),
             ("--quiet", "no progress messages", _onoff(d.quiet)),

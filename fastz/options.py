@@ -111,7 +111,7 @@ class Options:
     show_defaults: str | None = None      # --show=defaults: "stdout" | "stderr"
     args: str = ""                        # LASTZ's args string: non-file words, each + " "
     # --- system (fastz only) ---
-    workers: int = 1                      # --workers=N (0 = all cores)
+    workers: int = 0                      # --workers=N worker processes (0 = all cores)
     backend: str = "auto"                 # auto | cpu | gpu
     quiet: bool = False
     stats: str | None = None              # --stats[=file] ("-" = stderr)

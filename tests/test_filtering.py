@@ -11,7 +11,7 @@ from fastz.pipeline.filtering import find_hsps
 from fastz.pipeline.seeding import build_index, parse_seed
 from fastz.scoring import build_scoreset
 
-from seedharness import (Rec, Target, lastz_rows, make_target, read_2bit, read_fasta,
+from seedharness import (Rec, Target, lastz_rows, make_target, read_2bit, read_fasta, revcomp,
                          run_fastz_hsps)
 
 SS = build_scoreset()
@@ -230,3 +230,58 @@ def test_entropy_low_complexity(tmp_path, lastz_runner, lastz_args, kw):
     want = lastz_rows(lastz_runner, [str(tmp_path / "t.fa"), str(tmp_path / "q.fa"), *lastz_args])
     assert mine == want
     assert len(want) == (0 if not kw else len(want)) and (len(want) > 3 if kw else True)
+
+
+# --- Through fastz's own sequence loaders -------------------------------------------------------
+
+
+@pytest.mark.parametrize("pair, tsuffix", [("mlc_testdata_pair", "[multiple]"),
+                                           ("lastz_pseudocat_vs_pseudopig", "")])
+def test_hsps_via_fastz_loaders(shared_pairs, lastz_runner, pair, tsuffix):
+    """The buffers fastz.io builds (trailing NUL after a partitioned target, minus strands
+    from reverse_complement_sequence) give lastz's HSPs."""
+    seqio = pytest.importorskip("fastz.io.sequences")
+    from fastz.options import Options
+    tpath, qpath = str(shared_pairs / pair / "target.fa") + tsuffix, str(shared_pairs / pair / "query.fa")
+    target = seqio.load_target(tpath, Options())
+    index = build_index(target.chars, "12of19", 1)
+    rows = []
+    for query in seqio.iter_queries(qpath, Options()):
+        for strand in "+-":
+            buf = query if strand == "+" else seqio.reverse_complement_sequence(query)
+            h = find_hsps(index, target.chars, buf.chars, "12of19", 1, SS.masked, 910, 3000, True)
+            for p1, p2, n, s in h.tolist():
+                if target.partitions is not None:
+                    k = int(target.partitions.locate(p1))
+                    name1, p1 = target.partitions.names[k], p1 - int(target.partitions.offset[k])
+                else:
+                    name1 = target.name
+                rows.append(f"{s}\t{name1}\t{p1}\t{p1 + n}\t{query.name}\t{strand}\t{p2}\t{p2 + n}")
+    assert rows == lastz_rows(lastz_runner, [tpath, qpath])
+
+
+def test_self_comparison_drops_hits_below_diagonal(tmp_path, lastz_runner):
+    """--self: hits on or below the main diagonal are not searched (LASTZ then prints each
+    HSP and its mirror image, rebuilt here)."""
+    rng = np.random.default_rng(7)
+    seg, seg2 = rng.choice(ACGT, 400), rng.choice(ACGT, 300)
+    t = np.concatenate([rng.choice(ACGT, 1000), seg, rng.choice(ACGT, 700), revcomp(seg),
+                        rng.choice(ACGT, 500), seg, seg2, rng.choice(ACGT, 100), revcomp(seg2),
+                        rng.choice(ACGT, 300)])
+    _write_fasta(tmp_path / "s.fa", "s", t)
+    index = build_index(t, "12of19", 1)
+    n, rows = len(t), []
+    for strand in "+-":
+        q = t if strand == "+" else revcomp(t)
+        h = find_hsps(index, t, q, None, 1, SS.masked, 910, 3000, True, self_strand=strand)
+        for p1, p2, L, s in h.tolist():
+            rows.append(f"{s}\ts\t{p1}\t{p1 + L}\ts\t{strand}\t{p2}\t{p2 + L}")
+            if strand == "+":
+                m1, m2 = p2, p1
+            else:
+                m1, m2 = n - p2 - L, n - p1 - L
+                if (m1, m2) == (p1, p2):
+                    continue
+            rows.append(f"{s}\ts\t{m1}\t{m1 + L}\ts\t{strand}\t{m2}\t{m2 + L}")
+    want = lastz_rows(lastz_runner, [str(tmp_path / "s.fa"), "--self"])
+    assert rows == want and len(want) == 8

@@ -44,7 +44,7 @@ def _grow(out, n):
 def search_strand(dir_, low, pos, low_bits,
                   seed_len, care_off, care_bits, flips, resolve_off, trans,
                   t, q, qcodes, len1, len2,
-                  table, xdrop, hspthresh, ent_lo, ent_hi, mode):
+                  table, xdrop, hspthresh, ent_lo, ent_hi, mode, self_mode=0):
     """Seed hits of one query strand, processed in LASTZ's order.
 
     Parameters
@@ -69,6 +69,9 @@ def search_strand(dir_, low, pos, low_bits,
         Entropy-adjust scores in ``[ent_lo, ent_hi]``; pass ``ent_lo > ent_hi`` for off.
     mode : int
         ``MODE_XDROP``, ``MODE_NOEXTEND`` or ``MODE_PLAIN``.
+    self_mode : int
+        ``--self``: 0 off; 1 same strand (hits with ``e1 >= e2`` dropped); 2 opposite
+        strand of an unpartitioned sequence (LASTZ ``seed_hit_below_diagonal``).
 
     Returns
     -------
@@ -84,6 +87,8 @@ def search_strand(dir_, low, pos, low_bits,
     nres = resolve_off.shape[0]
     keys = np.empty(1 + nf + nf * nf, np.int64)
     allow = np.empty(1 + nf + nf * nf, np.int64)
+    los = np.empty(1 + nf + nf * nf, np.int64)
+    his = np.empty(1 + nf + nf * nf, np.int64)
     run = 0
     for i in range(len2):
         if qcodes[i] < 0:
@@ -112,10 +117,18 @@ def search_strand(dir_, low, pos, low_bits,
                     keys[nk] = key ^ flips[a] ^ flips[b]
                     allow[nk] = 0
                     nk += 1
+        # look every key up first (independent loads overlap), then walk the hits
         for kk in range(nk):
             lo, hi = lookup(dir_, low, low_bits, keys[kk])
-            for j in range(lo, hi):
+            los[kk] = lo
+            his[kk] = hi
+        for kk in range(nk):
+            for j in range(los[kk], his[kk]):
                 e1 = np.int64(pos[j])
+                if self_mode == 1 and e1 >= e2:
+                    continue
+                if self_mode == 2 and e1 - seed_len >= (len2 - 1) - (e2 - seed_len):
+                    continue
                 if nres > 0:                         # overweight: resolve demoted bits
                     mism = 0
                     for r in range(nres):

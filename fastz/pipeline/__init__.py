@@ -137,12 +137,23 @@ class Aligner:
         """Every query strand, in LASTZ's order (query 1 +, query 1 -, query 2 +, ...)."""
         from ..io.sequences import iter_queries, reverse_complement_sequence
 
+        from .parallel import parallel_results, resolve_workers
+
+        def units():
+            for query in iter_queries(self.opts.query, self.opts):
+                for strand in _strands(self.opts):
+                    yield (query if strand == "+" else reverse_complement_sequence(query)), strand
+
+        workers = resolve_workers(self.opts.workers)
         if self.opts.segments_file is not None:
+            # anchors are read from one file in order: a single sequential reader
             from .anchors import SegmentsReader
             self.segments = SegmentsReader(self.opts.segments_file)
-        for query in iter_queries(self.opts.query, self.opts):
-            for strand in _strands(self.opts):
-                buf = query if strand == "+" else reverse_complement_sequence(query)
+            workers = 1
+        if workers > 1:
+            yield from parallel_results(self, units(), workers)
+        else:
+            for buf, strand in units():
                 yield self.strand(buf, strand)
         if self.segments is not None:
             self.segments.finish()

@@ -10,6 +10,9 @@ the sequential search kernel (``fastz.kernels.filtering.search_strand``):
   the hits are then scored with the masked table over the seed window, as
   ``finish_one_strand`` -> ``score_segments`` does before anchors are sorted;
 * ``--nogfextend --nogapped``: ``process_for_plain_hit``, every seed hit, score 0.
+
+With ``--self`` (``self_strand``), seed hits on or below the main diagonal are not
+processed (``seed_hit_below_diagonal``); mirroring HSPs for output is the writer's job.
 """
 from __future__ import annotations
 
@@ -42,7 +45,8 @@ def _as_hsps(rows: np.ndarray) -> np.ndarray:
 def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarray,
               seed: str | None = None, transition: int = 1, masked_sub: np.ndarray | None = None,
               xdrop: int = 910, hspthresh: int = 3000, entropy: bool = True,
-              gfextend: bool = True, gapped: bool = True, stats: dict | None = None) -> np.ndarray:
+              gfextend: bool = True, gapped: bool = True, stats: dict | None = None,
+              self_strand: str | None = None) -> np.ndarray:
     """HSPs (or seed hits) of one query strand against the indexed target, in LASTZ's
     discovery order.
 
@@ -72,6 +76,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         processor (False: every hit, score 0).
     stats : dict, optional
         Receives ``raw_hits`` (seed hits enumerated) and ``hsps``.
+    self_strand : {None, "+", "-"}
+        ``--self``: the query is the target itself on this strand; seed hits below
+        the main diagonal are dropped (unpartitioned sequences only).
 
     Returns
     -------
@@ -105,6 +112,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     else:
         ent_lo, ent_hi = 1, 0
     trans = 0 if spec.halfweight else int(transition)
+    self_mode = {None: 0, "+": 1, "-": 2}[self_strand]
+    if self_mode == 2 and ((t.shape[0] and t[0] == 0) or (q.shape[0] and q[0] == 0)):
+        raise NotImplementedError("--self on the minus strand of a partitioned sequence")
 
     if len2 < spec.length:
         rows = np.zeros((0, 4), np.int64)
@@ -115,7 +125,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
             index.dir_, index.low, index.pos, index.low_bits,
             spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off, trans,
             t, q, qcodes, len1, len2,
-            table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode)
+            table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode, self_mode)
     hsps = _as_hsps(rows)
     if mode == kfilt.MODE_NOEXTEND and hsps.shape[0]:
         hsps["score"] = kfilt.score_segments(t, q, hsps["pos1"], hsps["pos2"], hsps["length"], table)

@@ -52,7 +52,7 @@ def check(t: bytes, q: bytes, a1: int, a2: int, reverse: bool, ydrop=9400, gap=(
     T = np.frombuffer(t, np.uint8)
     Q = np.frombuffer(q, np.uint8)
     for two_pass in (False, True):
-        s, er, ec, trunc, ops = extend_one_side(T, Q, a1, a2, reverse, SUB, gap[0], gap[1],
+        s, er, ec, trunc, ops, _st = extend_one_side(T, Q, a1, a2, reverse, SUB, gap[0], gap[1],
                                                 ydrop, trim, 1 << 40, two_pass)
         got = (int(s), int(er), int(ec), "".join(OPS[o] for o in ops))
         assert got == want, f"two_pass={two_pass} reverse={reverse}"

@@ -21,8 +21,8 @@ from .bounds import (
     skip_test,
 )
 from .ydrop import (
-    EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow1, _grow2,
-    one_sided_execute, one_sided_full, one_sided_inspect, padded, traceback,
+    EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow2, one_sided, padded,
+    traceback,
 )
 
 # statistics slots
@@ -35,33 +35,39 @@ WORST_SCORE = -2147483648    # LASTZ's worstPossibleScore (alignment of indels o
 
 @njit(cache=True)
 def _extend_side(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
-                 tb_cells, al, sg, lseg, laln, rseg, raln, alist, ws, mk, act, stamp,
-                 two_pass, rows, eager, tb, tbrow, rect, opbuf, stats):
-    """One side of an extension: (score, end_r, end_c, truncated, nops, buffers...)."""
-    if not two_pass:
-        score, er, ec, trunc, cells, ws, mk, act, rows, tb, tbrow = one_sided_full(
-            seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
-            al, sg, lseg, laln, rseg, raln, alist, ws, mk, act, stamp,
-            rows, eager, tb, tbrow, 0, 0)
-        stats[ST_CELLS_INSPECT] += cells
-        nops, opbuf = traceback(MODE_FULL, er, ec, tb, tbrow, eager, 0, opbuf)
-        return score, er, ec, trunc, nops, ws, mk, act, rows, tb, tbrow, rect, opbuf
-    score, er, ec, trunc, cells, ws, mk, act, rows, tb, tbrow = one_sided_inspect(
+                 tb_cells, al, sg, lseg, laln, rseg, raln, alist, work, stamp,
+                 two_pass, opbuf, stats):
+    """One side of an extension: (score, end_r, end_c, truncated, nops, work, opbuf).
+
+    ``work`` = (cc, dd, mk, act, rows, tb, tbrow) scratch buffers, returned because
+    they may have grown.  The traced ops are in ``opbuf[:nops]``, far end first.
+    """
+    cc, dd, mk, act, rows, tb, tbrow = work
+    mode = MODE_INSPECT if two_pass else MODE_FULL
+    score, er, ec, trunc, cells, cc, dd, mk, act, rows, tb, tbrow = one_sided(
         seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
-        al, sg, lseg, laln, rseg, raln, alist, ws, mk, act, stamp,
-        rows, eager, tb, tbrow, 0, 0)
+        al, sg, lseg, laln, rseg, raln, alist, cc, dd, mk, act, stamp, mode,
+        rows, tb, tbrow, 0, 0)
     stats[ST_CELLS_INSPECT] += cells
-    if er < EAGER and ec < EAGER:
-        stats[ST_EAGER] += 1
-        nops, opbuf = traceback(MODE_INSPECT, er, ec, tb, tbrow, eager, 0, opbuf)
-        return score, er, ec, trunc, nops, ws, mk, act, rows, tb, tbrow, rect, opbuf
-    _s, _r, _c, _t, cells, ws, mk, act, rows, rect, tbrow = one_sided_execute(
-        seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
-        al, sg, lseg, laln, rseg, raln, alist, ws, mk, act, stamp + (1 << 31),
-        rows, eager, rect, tbrow, er, ec)
-    stats[ST_CELLS_EXECUTE] += cells
-    nops, opbuf = traceback(MODE_EXECUTE, er, ec, rect, tbrow, eager, ec + 1, opbuf)
-    return score, er, ec, trunc, nops, ws, mk, act, rows, tb, tbrow, rect, opbuf
+    if two_pass:
+        if er < EAGER and ec < EAGER:
+            stats[ST_EAGER] += 1
+        else:
+            _s, _r, _c, _t, cells, cc, dd, mk, act, rows, tb, tbrow = one_sided(
+                seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
+                tb_cells, al, sg, lseg, laln, rseg, raln, alist, cc, dd, mk, act,
+                stamp + (1 << 31), MODE_EXECUTE, rows, tb, tbrow, er, ec)
+            stats[ST_CELLS_EXECUTE] += cells
+    nops, opbuf = traceback(er, ec, tb, tbrow, opbuf)
+    return score, er, ec, trunc, nops, (cc, dd, mk, act, rows, tb, tbrow), opbuf
+
+
+@njit(cache=True)
+def _new_work():
+    """Scratch buffers for one_sided: (cc, dd, mk, act, rows, tb, tbrow)."""
+    return (np.zeros(1024, np.int32), np.zeros(1024, np.int32), np.zeros(1024, np.int64),
+            np.zeros((8, ACT_FIELDS), np.int64), np.zeros((1024, ROW_FIELDS), np.int64),
+            np.zeros(4096, np.uint8), np.zeros(1024, np.int64))
 
 
 @njit(cache=True)
@@ -161,14 +167,7 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
     stats = np.zeros(N_STATS, np.int64)
     trunc = np.zeros((0, 5), np.int64)
     ntrunc = 0
-    ws = np.zeros((1024, 2), np.int32)
-    mk = np.zeros(1024, np.int64)
-    act = np.zeros((8, ACT_FIELDS), np.int64)
-    rows = np.zeros((1024, ROW_FIELDS), np.int64)
-    eager = np.zeros((EAGER, EAGER), np.uint8)
-    tb = np.zeros(1024, np.uint8)
-    rect = np.zeros(1024, np.uint8)
-    tbrow = np.zeros(1024, np.int64)
+    work = _new_work()
     lbuf = np.zeros(256, np.int64)
     rbuf = np.zeros(256, np.int64)
     runs = np.zeros((64, 2), np.int64)
@@ -210,15 +209,15 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
 
         # left (reverse) then right (forward), as ydrop_align does
         stamp += 1 << 32
-        sl, el1, el2, tl, nl, ws, mk, act, rows, tb, tbrow, rect, lbuf = _extend_side(
+        sl, el1, el2, tl, nl, work, lbuf = _extend_side(
             seqs, True, a1, a2, a1 + 1 - lo1[k], a2 + 1 - lo2[k], sub, gap_open,
             gap_extend, ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, below,
-            ws, mk, act, stamp, two_pass, rows, eager, tb, tbrow, rect, lbuf, stats)
+            work, stamp, two_pass, lbuf, stats)
         stamp += 1 << 32
-        sr, er1, er2, tr, nr, ws, mk, act, rows, tb, tbrow, rect, rbuf = _extend_side(
+        sr, er1, er2, tr, nr, work, rbuf = _extend_side(
             seqs, False, a1, a2, hi1[k] - (a1 + 1), hi2[k] - (a2 + 1), sub, gap_open,
             gap_extend, ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, above,
-            ws, mk, act, stamp, two_pass, rows, eager, tb, tbrow, rect, rbuf, stats)
+            work, stamp, two_pass, rbuf, stats)
         stats[ST_SIDES] += 2
         if tl or tr:
             stats[ST_TRUNCATED] += 1
@@ -353,8 +352,8 @@ def extend_one_side(T, Q, a1, a2, reverse, sub, gap_open, gap_extend, ydrop, tri
                     tb_cells, two_pass):
     """One unbounded one-sided extension (no earlier alignments): for tests.
 
-    Returns (score, end_row, end_col, truncated, ops) with ops in DP order from
-    the anchor outwards (0 sub, 1 ins, 2 del).
+    Returns (score, end_row, end_col, truncated, ops, stats) with ops in DP order
+    from the anchor outwards (0 sub, 1 ins, 2 del).
     """
     al = np.full((1, A_FIELDS), NONE, np.int64)
     sg = np.zeros((1, S_FIELDS), np.int64)
@@ -365,12 +364,8 @@ def extend_one_side(T, Q, a1, a2, reverse, sub, gap_open, gap_extend, ydrop, tri
     else:
         M = T.shape[0] - (a1 + 1)
         N = Q.shape[0] - (a2 + 1)
-    score, er, ec, trunc, nops, ws, mk, act, rows, tb, tbrow, rect, buf = _extend_side(
+    score, er, ec, trunc, nops, work, buf = _extend_side(
         padded(T, Q), reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
-        tb_cells, al, sg, NONE, NONE, NONE, NONE, NONE,
-        np.zeros((16, 2), np.int32), np.zeros(16, np.int64),
-        np.zeros((1, ACT_FIELDS), np.int64), 0, two_pass,
-        np.zeros((16, ROW_FIELDS), np.int64), np.zeros((EAGER, EAGER), np.uint8),
-        np.zeros(16, np.uint8), np.zeros(16, np.int64), np.zeros(16, np.uint8),
+        tb_cells, al, sg, NONE, NONE, NONE, NONE, NONE, _new_work(), 0, two_pass,
         np.zeros(16, np.int64), stats)
-    return score, er, ec, trunc, buf[:nops][::-1].copy()
+    return score, er, ec, trunc, buf[:nops][::-1].copy(), stats

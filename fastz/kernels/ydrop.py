@@ -8,27 +8,27 @@ pruning and from earlier accepted alignments (``fastz.kernels.bounds``).
 Three modes share one sweep, so they cannot drift apart:
 
 ``MODE_FULL``     one pass storing a traceback byte per cell (LASTZ's way).
-``MODE_INSPECT``  FastZ's inspector: scores only, no traceback, except the
-                  16x16 corner nearest the anchor ("eager" traceback).  It also
-                  records, per row, the running best score at the row start and
-                  the row's final right bound, which is all the executor needs
-                  to replay the sweep exactly inside a smaller rectangle.
-``MODE_EXECUTE``  FastZ's pruned executor: recomputes only columns <= the
-                  inspector's best cell, rows <= its row, with a 1-byte-per-cell
-                  traceback sized exactly to that rectangle.
+``MODE_INSPECT``  FastZ's inspector: scores only, no traceback, except for the
+                  first 16 rows (the "eager" traceback: when the best cell lies
+                  in the 16x16 corner the alignment is finished at once).  It
+                  also records, per row, the running best score at the row start
+                  and the row's final right bound: all the executor needs to
+                  replay the sweep exactly inside a smaller region.
+``MODE_EXECUTE``  FastZ's pruned executor: recomputes only rows <= the
+                  inspector's best cell and columns <= its column, storing the
+                  traceback for that region only.
 
 Traceback byte (one per cell, as in LASTZ): bits 0-1 say where C came from
 (0 diagonal, 1 I, 2 D); bit 2 (I_EXT) and bit 3 (D_EXT) say the gap leaving this
-cell extends rather than opens.
+cell extends rather than opens.  Links are stored row by row in a band:
+``tb[tbrow[r] + c]`` is the link of cell (r, c).
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, uintp
 
-from .bounds import (
-    ACT_FIELDS, NONE, active_update, lr_update,
-)
+from .bounds import NONE, active_update, lr_update
 
 NEG = -1_932_735_283          # LASTZ's "negative infinity" for DP cells
 FROM_C = 0
@@ -83,313 +83,351 @@ def _grow2(a, need):
     return b
 
 
-def _make_one_sided(mode):
-    """Compile the sweep for one mode (a compile-time constant, so the
-    per-cell mode tests vanish from the inner loop)."""
-    full = mode == MODE_FULL
-    inspect = mode == MODE_INSPECT
-    execute = mode == MODE_EXECUTE
+def _make_sweep(store, masked, trim):
+    """Compile the row loop for one combination of compile-time switches.
+
+    store  : write a traceback link per cell (tb[tbase + col]).
+    masked : cells may be masked by earlier alignments (mk[...] == stamp).
+    trim   : LASTZ's default; without it (--noytrim) a cell on the last row or
+             column may become the end even if it is not the best ("boundary").
+    Fewer live values let the compiler keep the loop in registers.
+    """
 
     @njit(cache=True)
-    def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
-                  tb_cells, al, sg, lseg0, laln0, rseg0, raln0, alist0,
-                  ws, mk, act, stamp0, rows, eager, tb, tbrow, exec_r, exec_c):
-        """Extend from anchor (a1, a2) in one direction.
+    def sweep(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE, stamp,
+              row, M, N, boundary, tb, tbase):
+        """One DP row over columns [col, hi).
 
-        Parameters
-        ----------
-        seqs : (Tf, Tr, Qf, Qr) from ``padded``: target and query-strand buffers with
-            a NUL at each end, forwards and reversed, so no access needs a check.
-        reverse : bool; True = towards lower positions (includes the anchor pair).
-        M, N : rows / columns available (sequence lengths in this direction).
-        sub : int32[256, 256] unmasked substitution scores.
-        tb_cells : traceback capacity in cells (LASTZ --allocate:traceback).
-        al, sg : accepted-alignment and segment stores (see fastz.kernels.bounds).
-        lseg0, laln0, rseg0, raln0 : bounding segments/alignments from the skip test.
-        alist0 : first alignment above (forward) / below (reverse) the anchor row.
-        ws : int32[n, 2] work row (C, D); mk : int64[n] mask stamps (a cell is masked
-            when its stamp equals this row's); act : active-segment table.
-        stamp0 : unique stamp base for masks of this call (mask = stamp0 + row).
-        rows : int64[n, ROW_FIELDS] per-row record (written by the inspector, read by
-            the executor).  eager : uint8[16, 16].  tb, tbrow : traceback buffer and
-            per-row offsets (full mode) or the rectangle buffer (execute mode).
-        exec_r, exec_c : the inspector's end cell (execute mode only).
-
-        Returns
-        -------
-        (score, end_r, end_c, truncated, cells, ws, mk, act, rows, tb, tbrow)
-        The traceback itself is read with ``traceback`` from tb/eager.
-
-        Notes
-        -----
-        Mirrors LASTZ 1.04.22 gapped_extend.c ydrop_one_sided_align, including its
-        pruning, tie-breaks, row prolongation and bounding quirks.
+        cc/dd hold C and D of the previous row at index ``col - prev_ly`` and receive
+        this row's at ``col - LY`` (LY only grows, so writes never overtake reads).
+        ``Bv[col]`` is the query character of column col + 1.  Returns (col, LY,
+        np_col, i, best, end_col, at_boundary, boundary); end_col is -1 when no
+        cell of this row became the end.
         """
-        if M <= 0 or N <= 0:
-            return 0, 0, 0, False, 0, ws, mk, act, rows, tb, tbrow
-        E = gap_extend
-        OE = gap_open + gap_extend
-        Y = ydrop
-        if E != 0:
-            tail = Y // E + 6
-        else:
-            tail = N + 1 if N < 500_000 else 500_000
-        Tf, Tr, Qf, Qr = seqs
-        if reverse:
-            A = Tr
-            B = Qr
-            s1 = Tr.shape[0] - 3 - a1      # A[s1 + r] = T[a1 + 1 - r]
-            s2 = Qr.shape[0] - 3 - a2      # B[s2 + c] = Q[a2 + 1 - c]
-        else:
-            A = Tf
-            B = Qf
-            s1 = a1 + 1                    # A[s1 + r] = T[a1 + r]
-            s2 = a2 + 1                    # B[s2 + c] = Q[a2 + c]
-        clip = exec_c + 1 if execute else N + 2
-        row_end = exec_r if execute else M
-        rect_w = exec_c + 1
-
-        # --- initial left/right bounds from the skip test's segments ------------
-        L = 0
-        R = N + 1
-        if lseg0 != NONE:
-            L = sg[lseg0, 2] - a2
-            if sg[lseg0, 0] == 0:
-                L -= sg[lseg0, 1] - a1
-        if rseg0 != NONE:
-            R = sg[rseg0, 2] - a2
-            if sg[rseg0, 0] == 0:
-                R -= sg[rseg0, 1] - a1
-        if reverse:
-            if lseg0 == NONE and rseg0 != NONE:
-                L = -R + 1
-                R = N + 1
-            elif lseg0 != NONE and rseg0 == NONE:
-                R = -L - 1
-                L = 0
-            elif lseg0 != NONE and rseg0 != NONE:
-                tmp = -L - 1
-                L = -R + 1
-                R = tmp
-        lseg, laln, rseg, raln = lseg0, laln0, rseg0, raln0
-        alist = alist0
-        nact = 0
-
-        # --- row 0: a run of insertions from the anchor --------------------------
-        ws = _grow2(ws, tail + 2)
-        ws[0, 0] = 0
-        ws[0, 1] = -OE
-        used = 1
-        if full:
-            tbrow = _grow1(tbrow, 1)
-            tbrow[0] = 0
-            tb = _grow1(tb, tail + 2)
-            tb[0] = 0
-        elif inspect:
-            eager[0, 0] = 0
-        elif execute:
-            tb = _grow1(tb, (exec_r + 1) * rect_w)
-            tb[0] = 0
-        c = -OE
-        last = 0
-        col = 1
-        while col <= N and last >= -Y:
-            if execute and col >= clip:
-                break
-            ws[col, 0] = c
-            last = c
-            ws[col, 1] = c - OE
-            c -= E
-            if full:
-                tb[col] = FROM_I
-            elif inspect:
-                if col < EAGER:
-                    eager[0, col] = FROM_I
-            else:
-                tb[col] = FROM_I
-            col += 1
-        used = col
-        cells = col
-        LY = 0
-        RY = col
-        if execute:
-            RY = rows[0, ROW_RY]
-
-        end1 = 0
-        end2 = 0
-        best = 0
-        boundary = NEG
-        end_is_boundary = False
-        truncated = False
-        if inspect:
-            rows = _grow2(rows, 2)
-            rows[0, ROW_BEST] = 0
-            rows[0, ROW_RY] = RY
-
-        row = 1
-        while row <= row_end:
-            prev_ly = LY
-            if execute:
-                best = rows[row, ROW_BEST]
-            # bounds from earlier alignments (left/right chains, then masked cells)
-            L, R, LY, RY, lseg, laln, rseg, raln = lr_update(
-                reverse, sg, al, lseg, laln, rseg, raln, row, a1, a2, L, R, LY, RY)
-            need = RY - prev_ly + tail + 2
-            if need > ws.shape[0]:
-                ws = _grow2(ws, need)
-            if need > mk.shape[0]:
-                mk = _grow1(mk, need)
-            stamp = stamp0 + row
-            if nact > 0 or alist != NONE:
-                nact, alist, act = active_update(
-                    reverse, act, nact, alist, al, sg, mk, prev_ly, stamp, row, a1, a2, LY, RY)
-            if RY < LY:
-                RY = LY
-            if not execute and used + (RY - LY) + tail >= tb_cells:
-                truncated = True
-                break
-            if inspect:
-                rows = _grow2(rows, row + 2)
-                rows[row, ROW_BEST] = best
-            if full:
-                tbrow = _grow1(tbrow, row + 1)
-                tbrow[row] = used - LY
-                tb = _grow1(tb, used + (RY - LY) + tail + 2)
-            tbase = used - LY
-            ach = A[s1 + row]
-            subrow = sub[ach]
-            col = LY
-            swept_from = LY
-            np_col = col
-            i = NEG
-            c = NEG
-            hi = RY if RY < clip else clip
-            while col < hi:
-                rd = col - prev_ly
-                d = ws[rd, 1]
-                link = 0
-                pruned = False
-                if nact > 0 and mk[rd] == stamp:
+        i = NEG
+        c = NEG
+        np_col = col
+        end_col = -1
+        at_boundary = False
+        floor = best - Y
+        while col < hi:
+            rd = uintp(col - prev_ly)
+            w = uintp(col - LY)
+            d = dd[rd]
+            c_next = cc[rd] + subrow[Bv[uintp(col)]]
+            # Branch as LASTZ does: the diagonal usually wins, and then the
+            # carried I value depends only on c, which is known a cell ahead.
+            pruned = False
+            if masked and mk[rd] == stamp:
+                pruned = True
+            elif d > c or i > c:       # a gap beats the diagonal (strictly)
+                if d >= i:             # D preferred on ties
+                    c = d
+                    link = FROM_D | I_EXT | D_EXT
+                else:
+                    c = i
+                    link = FROM_I | I_EXT | D_EXT
+                if c < floor:
                     pruned = True
-                elif d > c or i > c:
-                    if d >= i:
-                        c = d
-                        link = FROM_D | I_EXT | D_EXT
-                    else:
-                        c = i
-                        link = FROM_I | I_EXT | D_EXT
-                    if c < best - Y:
-                        pruned = True
-                    else:
-                        i -= E
-                        ws[col - LY, 1] = d - E
                 else:
-                    if c < best - Y:
-                        pruned = True
-                    else:
-                        if c >= best:
-                            best = c
-                            end1 = row
-                            end2 = col
-                            end_is_boundary = False
-                        if (not trim) and c >= boundary and (row == M or col == N):
-                            boundary = c
-                            end1 = row
-                            end2 = col
-                            end_is_boundary = True
-                        c_open = c - OE
-                        d -= E
-                        if c_open > d:
-                            ws[col - LY, 1] = c_open
-                            link = FROM_C
-                        else:
-                            ws[col - LY, 1] = d
-                            link = FROM_C | D_EXT
-                        i -= E
-                        if c_open > i:
-                            i = c_open
-                        else:
-                            link |= I_EXT
-                c_next = ws[rd, 0] + subrow[B[s2 + col + 1]]
-                if pruned:
-                    link = 0
-                    if col == LY:
-                        LY += 1
-                    else:
-                        w = col - LY
-                        ws[w, 0] = NEG
-                        ws[w, 1] = NEG
-                        i = NEG
-                else:
-                    np_col = col
-                    ws[col - LY, 0] = c
-                c = c_next
-                if full:
-                    tb[tbase + col] = link
-                elif inspect:
-                    if row < EAGER and col < EAGER:
-                        eager[row, col] = link
-                else:
-                    tb[row * rect_w + col] = link
-                col += 1
-            cells += col - swept_from
-            used += col - swept_from
-            if LY >= RY:
-                break
-            if execute and RY > clip:
-                # the sweep was cut at the rectangle: take the right bound the
-                # inspector found for this row
-                RY = rows[row, ROW_RY]
-                row += 1
-                continue
-            if rseg != NONE and R > 0:
-                NN = R - 1
-            else:
-                NN = N
-            if RY > np_col + 1:
-                RY = np_col + 1
-            else:
-                # prolong the row with insertions for the overhang of the row above
-                while i >= best - Y and RY <= NN:
-                    w = RY - LY
-                    ws[w, 0] = i
-                    ws[w, 1] = i - OE
+                    # no back-to-back gaps: no gap opens from a gap-derived C
                     i -= E
-                    if full:
-                        tb = _grow1(tb, tbase + RY + 1)
-                        tb[tbase + RY] = FROM_I
-                    elif inspect:
-                        if row < EAGER and RY < EAGER:
-                            eager[row, RY] = FROM_I
-                    elif RY < rect_w:
-                        tb[row * rect_w + RY] = FROM_I
-                    used += 1
-                    RY += 1
-            if RY <= NN:
-                w = RY - LY
-                ws[w, 0] = NEG
-                ws[w, 1] = NEG
-                RY += 1
-            if inspect:
-                rows[row, ROW_RY] = RY
-            row += 1
+                    dd[w] = d - E
+                    cc[w] = c
+                    np_col = col
+            elif c < floor:
+                pruned = True
+            else:
+                if c >= best:          # ties move the end forward
+                    best = c
+                    floor = best - Y
+                    end_col = col
+                    at_boundary = False
+                if not trim:
+                    if c >= boundary and (row == M or col == N):
+                        boundary = c
+                        end_col = col
+                        at_boundary = True
+                c_open = c - OE
+                de = d - E
+                ie = i - E
+                link = FROM_C
+                if c_open > de:        # extending is preferred on ties
+                    dd[w] = c_open
+                else:
+                    dd[w] = de
+                    link = D_EXT
+                if c_open > ie:
+                    i = c_open
+                else:
+                    i = ie
+                    link |= I_EXT
+                cc[w] = c
+                np_col = col
+            if pruned:
+                link = 0
+                if col == LY:
+                    LY += 1            # nothing stored for a leading pruned cell
+                else:
+                    cc[w] = NEG
+                    dd[w] = NEG
+                    i = NEG
+            if store:
+                tb[uintp(tbase + col)] = link
+            c = c_next
+            col += 1
+        return col, LY, np_col, i, best, end_col, at_boundary, boundary
 
-        if execute:
-            end1 = exec_r
-            end2 = exec_c
-        score = boundary if end_is_boundary else best
-        return score, end1, end2, truncated, cells, ws, mk, act, rows, tb, tbrow
-
-    return one_sided
+    return sweep
 
 
-one_sided_full = _make_one_sided(MODE_FULL)
-one_sided_inspect = _make_one_sided(MODE_INSPECT)
-one_sided_execute = _make_one_sided(MODE_EXECUTE)
+_SWEEPS = tuple(_make_sweep(st, mk, tr) for st in (False, True) for mk in (False, True)
+                for tr in (False, True))
+(_sw000, _sw001, _sw010, _sw011, _sw100, _sw101, _sw110, _sw111) = _SWEEPS
 
 
 @njit(cache=True)
-def traceback(mode, end_r, end_c, tb, tbrow, eager, rect_w, out):
+def _sweep(store, masked, trim, cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y,
+           E, OE, stamp, row, M, N, boundary, tb, tbase):
+    """Dispatch to the row loop compiled for (store, masked, trim)."""
+    if store:
+        if masked:
+            if trim:
+                return _sw111(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
+                              stamp, row, M, N, boundary, tb, tbase)
+            return _sw110(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
+                          stamp, row, M, N, boundary, tb, tbase)
+        if trim:
+            return _sw101(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
+                          stamp, row, M, N, boundary, tb, tbase)
+        return _sw100(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
+                      stamp, row, M, N, boundary, tb, tbase)
+    if masked:
+        if trim:
+            return _sw011(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
+                          stamp, row, M, N, boundary, tb, tbase)
+        return _sw010(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
+                      stamp, row, M, N, boundary, tb, tbase)
+    if trim:
+        return _sw001(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
+                      stamp, row, M, N, boundary, tb, tbase)
+    return _sw000(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
+                  stamp, row, M, N, boundary, tb, tbase)
+
+
+@njit(cache=True)
+def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
+              tb_cells, al, sg, lseg0, laln0, rseg0, raln0, alist0,
+              cc, dd, mk, act, stamp0, mode, rows, tb, tbrow, exec_r, exec_c):
+    """Extend from anchor (a1, a2) in one direction.
+
+    Parameters
+    ----------
+    seqs : (Tf, Tr, Qf, Qr) from ``padded``: target and query-strand buffers with
+        a NUL at each end, forwards and reversed, so no access needs a check.
+    reverse : bool; True = towards lower positions (includes the anchor pair).
+    M, N : rows / columns available (sequence lengths in this direction).
+    sub : int32[256, 256] unmasked substitution scores.
+    tb_cells : traceback capacity in cells (LASTZ --allocate:traceback).
+    al, sg : accepted-alignment and segment stores (see fastz.kernels.bounds).
+    lseg0, laln0, rseg0, raln0 : bounding segments/alignments from the skip test.
+    alist0 : first alignment above (forward) / below (reverse) the anchor row.
+    cc, dd : int32 work rows (C, D); mk : int64 mask stamps (a cell is masked when
+        its stamp equals this row's); act : active-segment table.
+    stamp0 : unique stamp base for masks of this call (mask = stamp0 + row).
+    mode : MODE_FULL, MODE_INSPECT or MODE_EXECUTE.
+    rows : int64[n, ROW_FIELDS] per-row record (written by the inspector, read by
+        the executor).  tb, tbrow : banded traceback links and row offsets.
+    exec_r, exec_c : the inspector's end cell (execute mode only).
+
+    Returns
+    -------
+    (score, end_r, end_c, truncated, cells, cc, dd, mk, act, rows, tb, tbrow)
+    The traceback itself is read with ``traceback`` from tb/tbrow.
+
+    Notes
+    -----
+    Mirrors LASTZ 1.04.22 gapped_extend.c ydrop_one_sided_align, including its
+    pruning, tie-breaks, row prolongation and bounding quirks.
+    """
+    if M <= 0 or N <= 0:
+        return 0, 0, 0, False, 0, cc, dd, mk, act, rows, tb, tbrow
+    inspect = mode == MODE_INSPECT
+    execute = mode == MODE_EXECUTE
+    E = gap_extend
+    OE = gap_open + gap_extend
+    Y = ydrop
+    if E != 0:
+        tail = Y // E + 6
+    else:
+        tail = N + 1 if N < 500_000 else 500_000
+    Tf, Tr, Qf, Qr = seqs
+    if reverse:
+        A = Tr
+        B = Qr
+        s1 = Tr.shape[0] - 3 - a1      # A[s1 + r] = T[a1 + 1 - r]
+        s2 = Qr.shape[0] - 3 - a2      # B[s2 + c] = Q[a2 + 1 - c]
+    else:
+        A = Tf
+        B = Qf
+        s1 = a1 + 1                    # A[s1 + r] = T[a1 + r]
+        s2 = a2 + 1                    # B[s2 + c] = Q[a2 + c]
+    Bv = B[s2 + 1:]                    # Bv[c] = B(c + 1), the column after c
+    clip = exec_c + 1 if execute else N + 2
+    row_end = exec_r if execute else M
+
+    # --- initial left/right bounds from the skip test's segments ------------
+    L = 0
+    R = N + 1
+    if lseg0 != NONE:
+        L = sg[lseg0, 2] - a2
+        if sg[lseg0, 0] == 0:
+            L -= sg[lseg0, 1] - a1
+    if rseg0 != NONE:
+        R = sg[rseg0, 2] - a2
+        if sg[rseg0, 0] == 0:
+            R -= sg[rseg0, 1] - a1
+    if reverse:
+        if lseg0 == NONE and rseg0 != NONE:
+            L = -R + 1
+            R = N + 1
+        elif lseg0 != NONE and rseg0 == NONE:
+            R = -L - 1
+            L = 0
+        elif lseg0 != NONE and rseg0 != NONE:
+            tmp = -L - 1
+            L = -R + 1
+            R = tmp
+    lseg, laln, rseg, raln = lseg0, laln0, rseg0, raln0
+    alist = alist0
+    nact = 0
+
+    # --- row 0: a run of insertions from the anchor --------------------------
+    cc = _grow1(cc, tail + 2)
+    dd = _grow1(dd, tail + 2)
+    tb = _grow1(tb, tail + 2)
+    tbrow = _grow1(tbrow, 1)
+    tbrow[0] = 0
+    cc[0] = 0
+    dd[0] = -OE
+    tb[0] = 0
+    c = -OE
+    last = 0
+    col = 1
+    while col <= N and last >= -Y and col < clip:
+        cc[col] = c
+        last = c
+        dd[col] = c - OE
+        c -= E
+        tb[col] = FROM_I
+        col += 1
+    used = col                 # traceback cells LASTZ would have used so far
+    stored = col               # traceback cells stored here
+    cells = col
+    LY = 0
+    RY = rows[0, ROW_RY] if execute else col
+
+    end1 = 0
+    end2 = 0
+    best = 0
+    boundary = NEG
+    at_boundary = False
+    truncated = False
+    if inspect:
+        rows = _grow2(rows, 2)
+        rows[0, ROW_BEST] = 0
+        rows[0, ROW_RY] = RY
+
+    row = 1
+    while row <= row_end:
+        prev_ly = LY
+        if execute:
+            best = rows[row, ROW_BEST]
+        # bounds from earlier alignments (left/right chains, then masked cells)
+        L, R, LY, RY, lseg, laln, rseg, raln = lr_update(
+            reverse, sg, al, lseg, laln, rseg, raln, row, a1, a2, L, R, LY, RY)
+        need = RY - prev_ly + tail + 2
+        if need > cc.shape[0]:
+            cc = _grow1(cc, need)
+            dd = _grow1(dd, need)
+        if need > mk.shape[0]:
+            mk = _grow1(mk, need)
+        stamp = stamp0 + row
+        if nact > 0 or alist != NONE:
+            nact, alist, act = active_update(
+                reverse, act, nact, alist, al, sg, mk, prev_ly, stamp, row, a1, a2, LY, RY)
+        if RY < LY:
+            RY = LY
+        if not execute and used + (RY - LY) + tail >= tb_cells:
+            truncated = True
+            break
+        if inspect:
+            rows = _grow2(rows, row + 2)
+            rows[row, ROW_BEST] = best
+        store = not inspect or row < EAGER
+        if store:
+            tbrow = _grow1(tbrow, row + 1)
+            tbrow[row] = stored - LY
+            tb = _grow1(tb, stored + (RY - LY) + tail + 2)
+        tbase = stored - LY
+        hi = RY if RY < clip else clip
+        swept_from = LY
+        col, LY, np_col, i, best, end_col, at_b, boundary = _sweep(
+            store, nact > 0, trim, cc, dd, mk, Bv, sub[A[s1 + row]], LY, hi, prev_ly, LY,
+            best, Y, E, OE, stamp, row, M, N, boundary, tb, tbase)
+        if end_col >= 0:
+            end1 = row
+            end2 = end_col
+            at_boundary = at_b
+        cells += col - swept_from
+        used += col - swept_from
+        if store:
+            stored += col - swept_from
+        if LY >= RY:
+            break
+        if execute and RY > clip:
+            # the sweep was cut at the executor's region: take the right bound
+            # the inspector found for this row
+            RY = rows[row, ROW_RY]
+            row += 1
+            continue
+        if rseg != NONE and R > 0:
+            NN = R - 1
+        else:
+            NN = N
+        if RY > np_col + 1:
+            RY = np_col + 1
+        else:
+            # prolong the row with insertions for the overhang of the row above
+            while i >= best - Y and RY <= NN:
+                w = RY - LY
+                cc[w] = i
+                dd[w] = i - OE
+                i -= E
+                if store:
+                    tb = _grow1(tb, tbase + RY + 1)
+                    tb[tbase + RY] = FROM_I
+                    stored += 1
+                used += 1
+                RY += 1
+        if RY <= NN:
+            w = RY - LY
+            cc[w] = NEG
+            dd[w] = NEG
+            RY += 1
+        if inspect:
+            rows[row, ROW_RY] = RY
+        row += 1
+
+    if execute:
+        end1 = exec_r
+        end2 = exec_c
+    score = boundary if at_boundary else best
+    return score, end1, end2, truncated, cells, cc, dd, mk, act, rows, tb, tbrow
+
+
+@njit(cache=True)
+def traceback(end_r, end_c, tb, tbrow, out):
     """Walk links back from (end_r, end_c) to (0, 0).
 
     Writes one op code per step into ``out`` (0 sub, 1 ins = query base vs gap,
@@ -401,12 +439,7 @@ def traceback(mode, end_r, end_c, tb, tbrow, eager, rect_w, out):
     prev = FROM_C
     n = 0
     while r >= 1 or c > 0:
-        if mode == MODE_FULL:
-            link = tb[tbrow[r] + c]
-        elif mode == MODE_INSPECT:
-            link = eager[r, c]
-        else:
-            link = tb[r * rect_w + c]
+        link = tb[tbrow[r] + c]
         op = link & 3
         if prev == FROM_I and (link & I_EXT) != 0:
             op = FROM_I

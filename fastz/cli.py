@@ -110,6 +110,8 @@ def _help_rows(d: Options, r: Options) -> list[tuple[str, list[tuple[str, str, s
         ]),
         ("System (fastz only; not recorded in output headers)", [
             ("--workers=<n>", "worker processes, 0 = all cores", str(d.workers)),
+            ("--dp=<mode>", "gapped DP: single pass, split (inspector/executor), auto",
+             d.dp),
             ("--backend=auto|cpu|gpu", "compute backend; auto uses a GPU when present",
              d.backend),
             ("--quiet", "no progress messages", _onoff(d.quiet)),

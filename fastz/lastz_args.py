@@ -117,6 +117,8 @@ class _Parser:
             self.set(workers=string_to_int(arg[10:]))
         elif arg.startswith("--backend="):
             self.set(backend=arg[10:])
+        elif arg.startswith("--dp="):
+            self.set(dp=arg[5:])
         elif arg == "--quiet":
             self.set(quiet=True)
         elif arg == "--stats":

@@ -113,6 +113,8 @@ class Options:
     # --- system (fastz only) ---
     workers: int = 0                      # --workers=N worker processes (0 = all cores)
     backend: str = "auto"                 # auto | cpu | gpu
+    dp: str = "auto"                      # gapped DP: single (one pass, full traceback),
+                                          # split (inspector + eager + executor), auto
     quiet: bool = False
     stats: str | None = None              # --stats[=file] ("-" = stderr)
     # --- bookkeeping ---
@@ -382,6 +384,8 @@ class Options:
         self._check_rare()
         if self.workers < 0:
             raise OptionsError("--workers must be 0 (all cores) or positive")
+        if self.dp not in ("auto", "single", "split"):
+            raise OptionsError(f"--dp must be auto, single or split (not {self.dp})")
         if self.backend not in ("auto", "cpu", "gpu"):
             raise OptionsError(f"--backend must be auto, cpu or gpu (not {self.backend})")
         from .lastz_words import check_format

@@ -102,6 +102,11 @@ class Aligner:
                                      word=self.opts.word)
         self.segments = None
         self.stats: dict = {}
+        # FastZ's inspector/executor pays when most extensions are short (seed-hit
+        # anchors); HSP anchors in homologous regions give long ones (measured in
+        # docs/benchmarks.md), where one pass with a full traceback is cheaper.
+        self.two_pass = (self.opts.dp == "split"
+                         or (self.opts.dp == "auto" and not self.opts.gfextend))
 
     def strand(self, query: Sequence, strand: str) -> StrandResult:
         """Align one query strand (``query`` is already the strand buffer)."""
@@ -128,7 +133,8 @@ class Aligner:
             alns = gapped_extend(self.target, query, strand, anchors, self.scores, o.ydrop,
                                  o.gappedthresh, trim=o.ytrim, notrivial=o.notrivial,
                                  allgappedbounds=o.allgappedbounds,
-                                 traceback_bytes=o.traceback_bytes, stats=self.stats)
+                                 traceback_bytes=o.traceback_bytes,
+                                 two_pass=self.two_pass, stats=self.stats)
         alns = filter_alignments(alns, self.target, query, o)
         self.stats["time_gapped"] = self.stats.get("time_gapped", 0.0) + time.perf_counter() - t1
         return StrandResult(query, strand, alns)

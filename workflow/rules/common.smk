@@ -43,8 +43,8 @@ def _check_options(text):
         raise WorkflowError(f"fastz_options: {exc}")
     for w in words:
         for prefix, why in _REFUSED.items():
-            if w == prefix or w.startswith(prefix + "=") or (prefix.endswith("=")
-                                                             and w.startswith(prefix)):
+            if w == prefix or w.startswith(f"{prefix}=") or (prefix.endswith("=")
+                                                            and w.startswith(prefix)):
                 raise WorkflowError(f"fastz_options: {w} is not supported by the "
                                     f"workflow ({why})")
         if _TOP_THRESHOLD.match(w):
@@ -139,11 +139,8 @@ def chunk_spec(base, side, chunk):
 
 
 def merge_inputs(wildcards):
+    """The chunk outputs of one pair and format (known once both partitions ran)."""
     tdir = checkpoints.partition.get(base=wildcards.base, side="target").output[0]
     qdir = checkpoints.partition.get(base=wildcards.base, side="query").output[0]
-    return {
-        "tdir": tdir,
-        "qdir": qdir,
-        "chunks": [f"{wildcards.base}/align/{wildcards.fmt}/{t}/{q}.out"
-                   for t in read_chunks(tdir) for q in read_chunks(qdir)],
-    }
+    return [f"{wildcards.base}/align/{wildcards.fmt}/{t}/{q}.out"
+            for t in read_chunks(tdir) for q in read_chunks(qdir)]

@@ -2,7 +2,9 @@ rule merge:
     """Keep each alignment once (from the chunk pair that owns it), lift LAV back to the
     original records, and sort as one whole-genome run would."""
     input:
-        unpack(merge_inputs),
+        tdir="{base}/chunks/target",
+        qdir="{base}/chunks/query",
+        chunks=merge_inputs,
     output:
         "{base}/result.{fmt}",
     log:

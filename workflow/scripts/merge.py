@@ -13,9 +13,12 @@ sizes and coverage on the original records.  What is left here:
   border, which is ``overlap / 2`` from the piece border).
 * **order**: LASTZ prints, for each query record in file order, the plus-strand then the
   minus-strand alignments, each sorted by target position (over ``[multiple]`` target
-  records: record, then start).  Alignments are sorted by (query record, strand, target
-  record, target start); ties keep chunk-pair order, then file order.  LAV stanzas are
-  grouped by (target record, query record, strand).
+  records: record, then start); alignments that start at the same target position are
+  in the order LASTZ accepted them, which follows HSP scores that no output format
+  carries.  So the merge sorts by (query record, strand, target record, target start,
+  query start, target end, query end): a whole-genome run's alignments in its order,
+  except that equal target starts are ordered by query start.  LAV stanzas are grouped
+  by (target record, query record, strand).
 * **liftover** where fastz prints chunk-relative numbers: LAV ``b``/``e``/``l`` lines are
   relative to the loaded subrange and are shifted back; LAV ``s``/``h`` stanzas and the
   ``d`` stanza's command line are rebuilt as a whole-genome run would print them.  AXT
@@ -27,7 +30,6 @@ sizes and coverage on the original records.  What is left here:
 ``merge`` is pure (text in, text out) so tests can compare a merged result with one
 whole-genome run merged through the same code (``Side.whole``).
 """
-from __future__ import annotations
 
 import re
 import sys
@@ -420,7 +422,8 @@ def merge(fmt: str, target: Side, query: Side, outputs: Iterable[tuple[str, str,
     if fam == "lav":
         _write_lav(kept, head, tail, target, query, out)
     else:
-        kept.sort(key=lambda a: (a.qrec, a.strand, a.trec, a.t_lo, a.order))
+        kept.sort(key=lambda a: (a.qrec, a.strand, a.trec, a.t_lo, a.q_lo, a.t_hi, a.q_hi,
+                                 a.order))
         out.write("".join(head))
         for n, a in enumerate(kept):
             out.write(f"{n}{a.text[1:]}" if fam == "axt" else a.text)
@@ -429,7 +432,7 @@ def merge(fmt: str, target: Side, query: Side, outputs: Iterable[tuple[str, str,
 
 
 def _write_lav(kept: list[Aln], head, tail, target: Side, query: Side, out: TextIO) -> None:
-    kept.sort(key=lambda a: (a.trec, a.qrec, a.strand, a.t_lo, a.order))
+    kept.sort(key=lambda a: (a.trec, a.qrec, a.strand, a.t_lo, a.q_lo, a.t_hi, a.q_hi, a.order))
     if not head:
         return
     out.write("".join(_lav_d_line(head, target, query)))

@@ -25,7 +25,6 @@ cores are the pieces minus ``overlap // 2`` at each inner border, so cores tile 
 record.  Records no longer than ``chunk_size`` are packed whole, in file order, into bins
 of at most ``chunk_size`` bases (one record per bin when ``bin_records`` is false).
 """
-from __future__ import annotations
 
 import csv
 import math

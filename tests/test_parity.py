@@ -78,20 +78,3 @@ def test_parity(case: Case, lastz_data: Path, shared_pairs: Path, lastz_runner, 
         assert grep_lines(got.stderr, case.stderr_grep) == want_lines, _first_difference(
             b"\n".join(want_lines), b"\n".join(grep_lines(got.stderr, case.stderr_grep)))
 
-
-def test_segments_round_trip_equals_default(lastz_data: Path, tmp_path):
-    """fastz's own `--nogapped --format=segments` file fed back with `--segments=` gives
-    lastz's default output (the d-stanza command line aside, as the Makefile's check)."""
-    words = ["pseudocat.fa", "pseudopig.fa"]
-    segs = run_fastz([*words, "--nogapped", "--format=segments"], lastz_data)
-    assert segs.returncode == 0 and segs.stdout
-    path = tmp_path / "pseudo.segments"
-    path.write_bytes(segs.stdout)
-    got = run_fastz([*words, f"--segments={path}"], lastz_data)
-    assert got.returncode == 0, got.stderr.decode()[-500:]
-    want = subprocess.run([LASTZ, *words], cwd=lastz_data, capture_output=True).stdout
-
-    def body(text: bytes) -> list[bytes]:   # drop the d-stanza's command line only
-        lines = text.splitlines()
-        return [ln for i, ln in enumerate(lines) if not (i > 0 and lines[i - 1] == b"d {")]
-    assert body(got.stdout) == body(want)

@@ -61,8 +61,8 @@ TARGETS: dict[str, str | None] = {
     "base_test_ow_seeded": f"overweight seeds, --justhits, --gfa; {EXTRAS}",
     "base_test_adaptive_k": f"adaptive K (K=top50%), --gfa; {EXTRAS}",
     "base_test_masking": f"dynamic masking (--masking=); {EXTRAS}",
-    "base_test_anchors": f"external anchors (--anchors=); {EXTRAS}",
-    "base_test_anchors_multi": f"external anchors (--anchors=); {EXTRAS}",
+    "base_test_anchors": None,          # an extra, but --anchors= already works
+    "base_test_anchors_multi": None,
     "base_test_nib1": f".nib input and {CHAINING}; {EXTRAS}",
 }
 

@@ -6,6 +6,12 @@ otherwise extended left (reverse) and right (forward) with the bounded y-drop
 DP, trimmed of leading/trailing indels, cut into segments, and accepted if it
 scores at least the gapped threshold.  Accepted alignments bound later ones.
 
+The work is split so it can also run speculatively in parallel
+(``fastz.pipeline.speculate``): ``extend_pair`` extends one anchor against the
+alignments accepted so far without changing them (safe to run in many threads
+at once), ``accept`` records a result, and ``conflicts`` says whether alignments
+accepted after a speculative extension started could have changed it.
+
 ``two_pass`` selects FastZ's inspector (+ eager 16x16 traceback) and pruned
 executor instead of one pass with a full traceback; both give the same bytes.
 """
@@ -16,9 +22,8 @@ from numba import njit
 
 from .bounds import (
     A_END1, A_END2, A_FIELDS, A_FIRST, A_LAST, A_NEXT, A_OPS0, A_OPSN, A_POS1, A_POS2,
-    A_PREV, A_SCORE, A_TRIV, ACT_FIELDS, DIAG, HORZ, NONE, S_ALN, S_B1, S_B2, S_E1,
-    S_E2, S_FIELDS, S_NEXT, S_PREV, S_TYPE, VERT, above_below, insert, neighbours,
-    skip_test,
+    A_SCORE, A_TRIV, ACT_FIELDS, DIAG, HORZ, NONE, S_ALN, S_B1, S_B2, S_E1, S_E2,
+    S_FIELDS, S_NEXT, S_PREV, S_TYPE, VERT, above_below, insert, neighbours, skip_test,
 )
 from .ydrop import (
     EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow2, one_sided, padded,
@@ -27,54 +32,79 @@ from .ydrop import (
 
 # statistics slots
 ST_ANCHORS, ST_SKIPPED, ST_SIDES, ST_EAGER, ST_CELLS_INSPECT, ST_CELLS_EXECUTE, \
-    ST_ACCEPTED, ST_TRUNCATED, ST_EMPTY = range(9)
-N_STATS = 9
+    ST_ACCEPTED, ST_TRUNCATED, ST_EMPTY, ST_REDONE = range(10)
+N_STATS = 10
+
+# engine state counters (an int64 array, updated in place)
+M_NAL, M_NSEG, M_NOPS, M_HEAD_S, M_HEAD_E = range(5)
+N_META = 5
+
+# extend_pair result fields
+(R_STATUS, R_START1, R_START2, R_STOP1, R_STOP2, R_SCORE, R_FIRST, R_NRUNS,
+ R_LSEG, R_RSEG, R_LROWS, R_LMAXRY, R_RROWS, R_RMAXRY,
+ R_LTRUNC, R_LEND1, R_LEND2, R_RTRUNC, R_REND1, R_REND2) = range(20)
+N_RESULT = 20
+SKIPPED, EMPTY, EXTENDED = 0, 1, 2
 
 WORST_SCORE = -2147483648    # LASTZ's worstPossibleScore (alignment of indels only)
 
 
 @njit(cache=True)
+def new_work():
+    """Scratch buffers for one extension: (cc, dd, mk, act, rows, tb, tbrow, lbuf, rbuf, runs)."""
+    return (np.zeros(1024, np.int32), np.zeros(1024, np.int32), np.zeros(1024, np.int64),
+            np.zeros((8, ACT_FIELDS), np.int64), np.zeros((1024, ROW_FIELDS), np.int64),
+            np.zeros(4096, np.uint8), np.zeros(1024, np.int64), np.zeros(256, np.int64),
+            np.zeros(256, np.int64), np.zeros((64, 2), np.int64))
+
+
+@njit(cache=True)
+def new_state(capacity):
+    """(al, sg, ops, meta): empty stores of accepted alignments, segments and edit runs."""
+    al = np.full((max(capacity, 1), A_FIELDS), NONE, np.int64)
+    sg = np.zeros((64, S_FIELDS), np.int64)
+    ops = np.zeros((64, 2), np.int64)
+    meta = np.zeros(N_META, np.int64)
+    meta[M_HEAD_S] = NONE
+    meta[M_HEAD_E] = NONE
+    return al, sg, ops, meta
+
+
+@njit(cache=True, nogil=True)
 def _extend_side(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
                  tb_cells, al, sg, lseg, laln, rseg, raln, alist, work, stamp,
                  two_pass, opbuf, stats):
-    """One side of an extension: (score, end_r, end_c, truncated, nops, work, opbuf).
+    """One side: (score, end_r, end_c, truncated, rows, max_ry, nops, work, opbuf).
 
-    ``work`` = (cc, dd, mk, act, rows, tb, tbrow) scratch buffers, returned because
-    they may have grown.  The traced ops are in ``opbuf[:nops]``, far end first.
+    The traced ops are in ``opbuf[:nops]``, far end first.
     """
     cc, dd, mk, act, rows, tb, tbrow = work
     mode = MODE_INSPECT if two_pass else MODE_FULL
-    score, er, ec, trunc, cells, cc, dd, mk, act, rows, tb, tbrow = one_sided(
-        seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
-        al, sg, lseg, laln, rseg, raln, alist, cc, dd, mk, act, stamp, mode,
-        rows, tb, tbrow, 0, 0)
+    (score, er, ec, trunc, cells, last_row, max_ry, cc, dd, mk, act, rows, tb,
+     tbrow) = one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop,
+                        trim, tb_cells, al, sg, lseg, laln, rseg, raln, alist, cc, dd,
+                        mk, act, stamp, mode, rows, tb, tbrow, 0, 0)
     stats[ST_CELLS_INSPECT] += cells
     if two_pass:
         if er < EAGER and ec < EAGER:
             stats[ST_EAGER] += 1
         else:
-            _s, _r, _c, _t, cells, cc, dd, mk, act, rows, tb, tbrow = one_sided(
-                seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
-                tb_cells, al, sg, lseg, laln, rseg, raln, alist, cc, dd, mk, act,
-                stamp + (1 << 31), MODE_EXECUTE, rows, tb, tbrow, er, ec)
-            stats[ST_CELLS_EXECUTE] += cells
+            (_s, _r, _c, _t, xcells, _lr, _mr, cc, dd, mk, act, rows, tb,
+             tbrow) = one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend,
+                                ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln,
+                                alist, cc, dd, mk, act, stamp + (1 << 31), MODE_EXECUTE,
+                                rows, tb, tbrow, er, ec)
+            stats[ST_CELLS_EXECUTE] += xcells
     nops, opbuf = traceback(er, ec, tb, tbrow, opbuf)
-    return score, er, ec, trunc, nops, (cc, dd, mk, act, rows, tb, tbrow), opbuf
+    return (score, er, ec, trunc, last_row, max_ry, nops,
+            (cc, dd, mk, act, rows, tb, tbrow), opbuf)
 
 
-@njit(cache=True)
-def _new_work():
-    """Scratch buffers for one_sided: (cc, dd, mk, act, rows, tb, tbrow)."""
-    return (np.zeros(1024, np.int32), np.zeros(1024, np.int32), np.zeros(1024, np.int64),
-            np.zeros((8, ACT_FIELDS), np.int64), np.zeros((1024, ROW_FIELDS), np.int64),
-            np.zeros(4096, np.uint8), np.zeros(1024, np.int64))
-
-
-@njit(cache=True)
-def _rescore(T, Q, p1, p2, runs, nruns, sub, gap_open, gap_extend):
-    """LASTZ score_alignment over an edit script of (op, length) runs."""
+@njit(cache=True, nogil=True)
+def _rescore(T, Q, p1, p2, runs, first, last, sub, gap_open, gap_extend):
+    """LASTZ score_alignment over edit-script runs[first:last] of (op, length)."""
     s = 0
-    for k in range(nruns):
+    for k in range(first, last):
         op = runs[k, 0]
         n = runs[k, 1]
         if op == 0:
@@ -89,6 +119,109 @@ def _rescore(T, Q, p1, p2, runs, nruns, sub, gap_open, gap_extend):
             s -= gap_open + n * gap_extend
             p1 += n
     return s
+
+
+@njit(cache=True, nogil=True)
+def extend_pair(seqs, T, Q, a1, a2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydrop,
+                trim, tb_cells, two_pass, al, sg, meta, stamp, work, stats, res):
+    """Skip test and two-sided extension of one anchor against the accepted set.
+
+    Reads the stores, never changes them.  Fills ``res`` (R_* fields); the edit
+    script is ``runs[res[R_FIRST]:res[R_NRUNS]]`` of the returned work buffers.
+    Mirrors ydrop_align (left/reverse side first, then right/forward), including
+    lop_initial_indels / lop_final_indels with a rescore.
+    """
+    cc, dd, mk, act, rows, tb, tbrow, lbuf, rbuf, runs = work
+    skip, lseg, laln, rseg, raln = skip_test(al, sg, meta[M_HEAD_S], a1, a2)
+    res[R_LSEG] = lseg
+    res[R_RSEG] = rseg
+    if skip:
+        res[R_STATUS] = SKIPPED
+        return work
+    below, above = above_below(al, meta[M_HEAD_S], meta[M_HEAD_E], a1)
+    side = (cc, dd, mk, act, rows, tb, tbrow)
+    sl, el1, el2, tl, lrows, lmax, nl, side, lbuf = _extend_side(
+        seqs, True, a1, a2, a1 + 1 - lo1, a2 + 1 - lo2, sub, gap_open, gap_extend, ydrop,
+        trim, tb_cells, al, sg, lseg, laln, rseg, raln, below, side, stamp, two_pass,
+        lbuf, stats)
+    sr, er1, er2, tr, rrows, rmax, nr, side, rbuf = _extend_side(
+        seqs, False, a1, a2, hi1 - (a1 + 1), hi2 - (a2 + 1), sub, gap_open, gap_extend,
+        ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, above, side,
+        stamp + (1 << 32), two_pass, rbuf, stats)
+    cc, dd, mk, act, rows, tb, tbrow = side
+    stats[ST_SIDES] += 2
+    res[R_LROWS] = lrows
+    res[R_LMAXRY] = lmax
+    res[R_RROWS] = rrows
+    res[R_RMAXRY] = rmax
+    res[R_LTRUNC] = tl
+    res[R_LEND1] = el1
+    res[R_LEND2] = el2
+    res[R_RTRUNC] = tr
+    res[R_REND1] = er1
+    res[R_REND2] = er2
+
+    start1 = a1 + 1 - el1
+    start2 = a2 + 1 - el2
+    stop1 = a1 + er1
+    stop2 = a2 + er2
+    score = sl + sr
+
+    # edit script: left ops are already in sequence order, right ops reversed;
+    # adjacent equal ops merge (also across the anchor)
+    runs = _grow2(runs, nl + nr + 1)
+    nruns = 0
+    for j in range(nl + nr):
+        op = lbuf[j] if j < nl else rbuf[nr - 1 - (j - nl)]
+        if nruns > 0 and runs[nruns - 1, 0] == op:
+            runs[nruns - 1, 1] += 1
+        else:
+            runs[nruns, 0] = op
+            runs[nruns, 1] = 1
+            nruns += 1
+    first = 0
+    if nruns > 0 and runs[0, 0] != 0:
+        while first < nruns and runs[first, 0] != 0:
+            if runs[first, 0] == 1:
+                start2 += runs[first, 1]
+            else:
+                start1 += runs[first, 1]
+            first += 1
+        if first == nruns:
+            score = WORST_SCORE
+            first = 0
+            start1 = a1 + 1 - el1
+            start2 = a2 + 1 - el2
+        else:
+            score = _rescore(T, Q, start1, start2, runs, first, nruns, sub, gap_open,
+                             gap_extend)
+    if nruns - first > 0 and runs[nruns - 1, 0] != 0:
+        last = nruns
+        p1 = stop1
+        p2 = stop2
+        while last > first and runs[last - 1, 0] != 0:
+            if runs[last - 1, 0] == 1:
+                p2 -= runs[last - 1, 1]
+            else:
+                p1 -= runs[last - 1, 1]
+            last -= 1
+        if last == first:
+            score = WORST_SCORE
+        else:
+            stop1 = p1
+            stop2 = p2
+            nruns = last
+            score = _rescore(T, Q, start1, start2, runs, first, nruns, sub, gap_open,
+                             gap_extend)
+    res[R_START1] = start1
+    res[R_START2] = start2
+    res[R_STOP1] = stop1
+    res[R_STOP2] = stop2
+    res[R_SCORE] = score
+    res[R_FIRST] = first
+    res[R_NRUNS] = nruns
+    res[R_STATUS] = EXTENDED if (stop1 >= start1 or stop2 >= start2) else EMPTY
+    return (cc, dd, mk, act, rows, tb, tbrow, lbuf, rbuf, runs)
 
 
 @njit(cache=True)
@@ -133,9 +266,152 @@ def _add_segment(sg, nseg, al, m, b1, b2, e1, e2):
 
 
 @njit(cache=True)
+def accept(al, sg, ops, meta, res, runs, trivial):
+    """Record an alignment (LASTZ format_alignment + align_left_right + insert_align).
+
+    ``res`` holds start/stop (inclusive), score and the run range; ``trivial``
+    marks a trivial self-alignment (no neighbours computed, as in LASTZ).
+    Returns the (possibly grown) stores (al, sg, ops).
+    """
+    m = meta[M_NAL]
+    al = _grow2(al, m + 1)
+    al[m] = NONE
+    meta[M_NAL] = m + 1
+    start1 = res[R_START1]
+    start2 = res[R_START2]
+    height = res[R_STOP1] - start1 + 1
+    width = res[R_STOP2] - start2 + 1
+    first = res[R_FIRST]
+    nruns = res[R_NRUNS]
+    al[m, A_POS1] = start1
+    al[m, A_POS2] = start2
+    al[m, A_END1] = res[R_STOP1]
+    al[m, A_END2] = res[R_STOP2]
+    al[m, A_SCORE] = res[R_SCORE]
+    al[m, A_TRIV] = 1 if trivial else 0
+    al[m, A_FIRST] = NONE
+    nseg = meta[M_NSEG]
+    i = 0
+    j = 0
+    r = first
+    while i < height or j < width:
+        si = i
+        sj = j
+        while r < nruns and runs[r, 0] == 0:
+            i += runs[r, 1]
+            j += runs[r, 1]
+            r += 1
+        sg, nseg = _add_segment(sg, nseg, al, m, start1 + si, start2 + sj,
+                                start1 + i - 1, start2 + j - 1)
+        if (i < height or j < width) and r < nruns:
+            if runs[r, 0] == 1:
+                j += runs[r, 1]
+            else:
+                i += runs[r, 1]
+            r += 1
+    meta[M_NSEG] = nseg
+    nops = meta[M_NOPS]
+    ops = _grow2(ops, nops + nruns - first)
+    al[m, A_OPS0] = nops
+    al[m, A_OPSN] = nruns - first
+    for q in range(first, nruns):
+        ops[nops, 0] = runs[q, 0]
+        ops[nops, 1] = runs[q, 1]
+        nops += 1
+    meta[M_NOPS] = nops
+    if not trivial:
+        neighbours(al, sg, meta[M_HEAD_S], m)
+    meta[M_HEAD_S], meta[M_HEAD_E] = insert(al, meta[M_HEAD_S], meta[M_HEAD_E], m)
+    return al, sg, ops
+
+
+@njit(cache=True, nogil=True)
+def _seg_hits_box(sg, s, r0, r1, c0, c1):
+    """Does segment s share a cell with rows [r0, r1] x columns [c0, c1]?"""
+    b1 = sg[s, S_B1]
+    b2 = sg[s, S_B2]
+    e1 = sg[s, S_E1]
+    e2 = sg[s, S_E2]
+    if sg[s, S_TYPE] == DIAG:
+        n = e1 - b1
+        lo = max(0, r0 - b1, c0 - b2)
+        hi = min(n, r1 - b1, c1 - b2)
+        return lo <= hi
+    # connectors: treat as their bounding box, one row/column wider
+    return not (max(b1, e1) + 1 < r0 or min(b1, e1) - 1 > r1
+                or max(b2, e2) + 1 < c0 or min(b2, e2) - 1 > c1)
+
+
+@njit(cache=True, nogil=True)
+def conflicts(al, sg, since, meta, res, a1, a2):
+    """Could alignments accepted at or after index ``since`` change this extension?
+
+    An alignment accepted later can act on an extension only through the skip
+    test's bounding segments (checked by the caller) or through cells inside
+    the region the extension swept (masks); so a speculative result stays exact
+    unless a newer alignment has a cell in that region, widened by two columns.
+    """
+    # left side: rows a1+1-lrows .. a1 (row r = target a1 + 1 - r), columns
+    # a2+1-c for c in [0, maxry); right side: rows a1 .. a1+rrows, columns a2+c
+    lr0 = a1 + 1 - res[R_LROWS]
+    lr1 = a1 + 1
+    lc0 = a2 + 1 - (res[R_LMAXRY] + 2)
+    lc1 = a2 + 1 + 2
+    rr0 = a1
+    rr1 = a1 + res[R_RROWS]
+    rc0 = a2 - 2
+    rc1 = a2 + res[R_RMAXRY] + 2
+    for g in range(since, meta[M_NAL]):
+        if al[g, A_END1] < lr0 - 1 or al[g, A_POS1] > rr1 + 1:
+            continue
+        s = al[g, A_FIRST]
+        while s != NONE:
+            if _seg_hits_box(sg, s, lr0 - 1, lr1 + 1, lc0, lc1):
+                return True
+            if _seg_hits_box(sg, s, rr0 - 1, rr1 + 1, rc0, rc1):
+                return True
+            s = sg[s, S_NEXT]
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _note_truncation(trunc, ntrunc, res, a1, a2):
+    for side in range(2):
+        flag = res[R_LTRUNC] if side == 0 else res[R_RTRUNC]
+        if flag:
+            trunc = _grow2(trunc, ntrunc + 1)
+            trunc[ntrunc, 0] = 1 - side
+            trunc[ntrunc, 1] = res[R_LEND1] if side == 0 else res[R_REND1]
+            trunc[ntrunc, 2] = res[R_LEND2] if side == 0 else res[R_REND2]
+            trunc[ntrunc, 3] = a1
+            trunc[ntrunc, 4] = a2
+            ntrunc += 1
+    return trunc, ntrunc
+
+
+@njit(cache=True)
+def add_trivial(al, sg, ops, meta, trivial):
+    """Insert LASTZ's trivial self-alignment(s) before any anchor is extended."""
+    res = np.zeros(N_RESULT, np.int64)
+    runs = np.zeros((1, 2), np.int64)
+    for t in range(trivial.shape[0]):
+        res[R_START1] = trivial[t, 0]
+        res[R_START2] = trivial[t, 1]
+        res[R_STOP1] = trivial[t, 2]
+        res[R_STOP2] = trivial[t, 3]
+        res[R_SCORE] = trivial[t, 4]
+        res[R_FIRST] = 0
+        res[R_NRUNS] = 1
+        runs[0, 0] = 0
+        runs[0, 1] = trivial[t, 2] - trivial[t, 0] + 1
+        al, sg, ops = accept(al, sg, ops, meta, res, runs, True)
+    return al, sg, ops
+
+
+@njit(cache=True)
 def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend,
                    ydrop, trim, tb_cells, thresh, allbounds, trivial, two_pass):
-    """Process one strand's anchors (already in LASTZ's order).
+    """Process one strand's anchors (already in LASTZ's order), sequentially.
 
     Parameters
     ----------
@@ -158,193 +434,49 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
         trunc : int64[t, 5] truncation reports (reverse, row, col, a1, a2).
     """
     n = anc1.shape[0]
-    cap = n + trivial.shape[0] + 1
-    al = np.full((cap, A_FIELDS), NONE, np.int64)
-    sg = np.zeros((64, S_FIELDS), np.int64)
-    nseg = 0
-    ops = np.zeros((64, 2), np.int64)
-    nops_all = 0
+    al, sg, ops, meta = new_state(n + trivial.shape[0] + 1)
+    al, sg, ops = add_trivial(al, sg, ops, meta, trivial)
     stats = np.zeros(N_STATS, np.int64)
     trunc = np.zeros((0, 5), np.int64)
     ntrunc = 0
-    work = _new_work()
-    lbuf = np.zeros(256, np.int64)
-    rbuf = np.zeros(256, np.int64)
-    runs = np.zeros((64, 2), np.int64)
+    work = new_work()
+    res = np.zeros(N_RESULT, np.int64)
     seqs = padded(T, Q)
-    head_s = NONE
-    head_e = NONE
-    nal = 0
-    stamp = 0
-
-    for t in range(trivial.shape[0]):
-        m = nal
-        nal += 1
-        al[m, A_POS1] = trivial[t, 0]
-        al[m, A_POS2] = trivial[t, 1]
-        al[m, A_END1] = trivial[t, 2]
-        al[m, A_END2] = trivial[t, 3]
-        al[m, A_SCORE] = trivial[t, 4]
-        al[m, A_TRIV] = 1
-        al[m, A_FIRST] = NONE
-        sg, nseg = _add_segment(sg, nseg, al, m, trivial[t, 0], trivial[t, 1],
-                                trivial[t, 2], trivial[t, 3])
-        ops = _grow2(ops, nops_all + 1)
-        ops[nops_all, 0] = 0
-        ops[nops_all, 1] = trivial[t, 2] - trivial[t, 0] + 1
-        al[m, A_OPS0] = nops_all
-        al[m, A_OPSN] = 1
-        nops_all += 1
-        head_s, head_e = insert(al, head_s, head_e, m)
-
     for k in range(n):
-        a1 = anc1[k]
-        a2 = anc2[k]
         stats[ST_ANCHORS] += 1
-        skip, lseg, laln, rseg, raln = skip_test(al, sg, head_s, a1, a2)
-        if skip:
+        work = extend_pair(seqs, T, Q, anc1[k], anc2[k], lo1[k], hi1[k], lo2[k], hi2[k],
+                           sub, gap_open, gap_extend, ydrop, trim, tb_cells, two_pass,
+                           al, sg, meta, (2 * k + 2) << 32, work, stats, res)
+        status = res[R_STATUS]
+        if status == SKIPPED:
             stats[ST_SKIPPED] += 1
             continue
-        below, above = above_below(al, head_s, head_e, a1)
-
-        # left (reverse) then right (forward), as ydrop_align does
-        stamp += 1 << 32
-        sl, el1, el2, tl, nl, work, lbuf = _extend_side(
-            seqs, True, a1, a2, a1 + 1 - lo1[k], a2 + 1 - lo2[k], sub, gap_open,
-            gap_extend, ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, below,
-            work, stamp, two_pass, lbuf, stats)
-        stamp += 1 << 32
-        sr, er1, er2, tr, nr, work, rbuf = _extend_side(
-            seqs, False, a1, a2, hi1[k] - (a1 + 1), hi2[k] - (a2 + 1), sub, gap_open,
-            gap_extend, ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, above,
-            work, stamp, two_pass, rbuf, stats)
-        stats[ST_SIDES] += 2
-        if tl or tr:
+        trunc, ntrunc = _note_truncation(trunc, ntrunc, res, anc1[k], anc2[k])
+        if res[R_LTRUNC] or res[R_RTRUNC]:
             stats[ST_TRUNCATED] += 1
-            if tl:
-                trunc = _grow2(trunc, ntrunc + 1)
-                trunc[ntrunc, 0] = 1
-                trunc[ntrunc, 1] = el1
-                trunc[ntrunc, 2] = el2
-                trunc[ntrunc, 3] = a1
-                trunc[ntrunc, 4] = a2
-                ntrunc += 1
-            if tr:
-                trunc = _grow2(trunc, ntrunc + 1)
-                trunc[ntrunc, 0] = 0
-                trunc[ntrunc, 1] = er1
-                trunc[ntrunc, 2] = er2
-                trunc[ntrunc, 3] = a1
-                trunc[ntrunc, 4] = a2
-                ntrunc += 1
-
-        start1 = a1 + 1 - el1
-        start2 = a2 + 1 - el2
-        stop1 = a1 + er1
-        stop2 = a2 + er2
-        score = sl + sr
-
-        # edit script: left ops are already in sequence order, right ops reversed
-        runs = _grow2(runs, nl + nr + 1)
-        nruns = 0
-        for j in range(nl + nr):
-            op = lbuf[j] if j < nl else rbuf[nr - 1 - (j - nl)]
-            if nruns > 0 and runs[nruns - 1, 0] == op:
-                runs[nruns - 1, 1] += 1
-            else:
-                runs[nruns, 0] = op
-                runs[nruns, 1] = 1
-                nruns += 1
-        first = 0
-        if nruns > 0 and runs[0, 0] != 0:
-            # LASTZ lop_initial_indels: drop leading indels and rescore
-            while first < nruns and runs[first, 0] != 0:
-                if runs[first, 0] == 1:
-                    start2 += runs[first, 1]
-                else:
-                    start1 += runs[first, 1]
-                first += 1
-            if first == nruns:
-                score = WORST_SCORE
-                first = 0
-            else:
-                score = _rescore(T, Q, start1, start2, runs[first:], nruns - first,
-                                 sub, gap_open, gap_extend)
-        if nruns - first > 0 and runs[nruns - 1, 0] != 0:
-            last = nruns
-            p1 = stop1
-            p2 = stop2
-            while last > first and runs[last - 1, 0] != 0:
-                if runs[last - 1, 0] == 1:
-                    p2 -= runs[last - 1, 1]
-                else:
-                    p1 -= runs[last - 1, 1]
-                last -= 1
-            if last == first:
-                score = WORST_SCORE
-            else:
-                stop1 = p1
-                stop2 = p2
-                nruns = last
-                score = _rescore(T, Q, start1, start2, runs[first:], nruns - first,
-                                 sub, gap_open, gap_extend)
-
-        height = stop1 - start1 + 1
-        width = stop2 - start2 + 1
-        if height <= 0 and width <= 0:
+        if status == EMPTY:
             stats[ST_EMPTY] += 1
             continue
-        if (not allbounds) and score < thresh:
+        if (not allbounds) and res[R_SCORE] < thresh:
             continue
-
-        # accept: segments (LASTZ format_alignment), neighbours, list insertion
-        m = nal
-        nal += 1
-        al[m, A_POS1] = start1
-        al[m, A_POS2] = start2
-        al[m, A_END1] = stop1
-        al[m, A_END2] = stop2
-        al[m, A_SCORE] = score
-        al[m, A_TRIV] = 0
-        al[m, A_FIRST] = NONE
-        i = 0
-        j = 0
-        r = first
-        while i < height or j < width:
-            si = i
-            sj = j
-            while r < nruns and runs[r, 0] == 0:
-                i += runs[r, 1]
-                j += runs[r, 1]
-                r += 1
-            sg, nseg = _add_segment(sg, nseg, al, m, start1 + si, start2 + sj,
-                                    start1 + i - 1, start2 + j - 1)
-            if (i < height or j < width) and r < nruns:
-                if runs[r, 0] == 1:
-                    j += runs[r, 1]
-                else:
-                    i += runs[r, 1]
-                r += 1
-        ops = _grow2(ops, nops_all + nruns - first)
-        al[m, A_OPS0] = nops_all
-        al[m, A_OPSN] = nruns - first
-        for q in range(first, nruns):
-            ops[nops_all, 0] = runs[q, 0]
-            ops[nops_all, 1] = runs[q, 1]
-            nops_all += 1
-        neighbours(al, sg, head_s, m)
-        head_s, head_e = insert(al, head_s, head_e, m)
+        al, sg, ops = accept(al, sg, ops, meta, res, work[9], False)
         stats[ST_ACCEPTED] += 1
+    return output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats, \
+        trunc[:ntrunc]
 
-    order = np.empty(nal, np.int64)
+
+@njit(cache=True)
+def output_order(al, meta, thresh):
+    """Accepted alignments in LASTZ's output order (by-start list), above threshold."""
+    order = np.empty(meta[M_NAL], np.int64)
     cnt = 0
-    q = head_s
+    q = meta[M_HEAD_S]
     while q != NONE:
         if al[q, A_SCORE] >= thresh:
             order[cnt] = q
             cnt += 1
         q = al[q, A_NEXT]
-    return order[:cnt], al[:nal], ops[:nops_all], stats, trunc[:ntrunc]
+    return order[:cnt]
 
 
 @njit(cache=True)
@@ -355,8 +487,7 @@ def extend_one_side(T, Q, a1, a2, reverse, sub, gap_open, gap_extend, ydrop, tri
     Returns (score, end_row, end_col, truncated, ops, stats) with ops in DP order
     from the anchor outwards (0 sub, 1 ins, 2 del).
     """
-    al = np.full((1, A_FIELDS), NONE, np.int64)
-    sg = np.zeros((1, S_FIELDS), np.int64)
+    al, sg, ops, meta = new_state(1)
     stats = np.zeros(N_STATS, np.int64)
     if reverse:
         M = a1 + 1
@@ -364,8 +495,8 @@ def extend_one_side(T, Q, a1, a2, reverse, sub, gap_open, gap_extend, ydrop, tri
     else:
         M = T.shape[0] - (a1 + 1)
         N = Q.shape[0] - (a2 + 1)
-    score, er, ec, trunc, nops, work, buf = _extend_side(
+    w = new_work()
+    score, er, ec, trunc, _rows, _maxry, nops, side, buf = _extend_side(
         padded(T, Q), reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
-        tb_cells, al, sg, NONE, NONE, NONE, NONE, NONE, _new_work(), 0, two_pass,
-        np.zeros(16, np.int64), stats)
+        tb_cells, al, sg, NONE, NONE, NONE, NONE, NONE, w[:7], 0, two_pass, w[7], stats)
     return score, er, ec, trunc, buf[:nops][::-1].copy(), stats

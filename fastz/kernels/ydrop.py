@@ -242,7 +242,9 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
 
     Returns
     -------
-    (score, end_r, end_c, truncated, cells, cc, dd, mk, act, rows, tb, tbrow)
+    (score, end_r, end_c, truncated, cells, last_row, max_ry, cc, dd, mk, act, rows,
+    tb, tbrow).  Rows 0..last_row were swept, columns below max_ry touched: the
+    region where an alignment accepted meanwhile could have changed the result.
     The traceback itself is read with ``traceback`` from tb/tbrow.
 
     Notes
@@ -251,7 +253,7 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
     pruning, tie-breaks, row prolongation and bounding quirks.
     """
     if M <= 0 or N <= 0:
-        return 0, 0, 0, False, 0, cc, dd, mk, act, rows, tb, tbrow
+        return 0, 0, 0, False, 0, 0, 0, cc, dd, mk, act, rows, tb, tbrow
     inspect = mode == MODE_INSPECT
     execute = mode == MODE_EXECUTE
     E = gap_extend
@@ -326,6 +328,8 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
     cells = col
     LY = 0
     RY = rows[0, ROW_RY] if execute else col
+    max_ry = RY
+    last_row = 0
 
     end1 = 0
     end2 = 0
@@ -381,6 +385,7 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
             at_boundary = at_b
         cells += col - swept_from
         used += col - swept_from
+        last_row = row
         if store:
             stored += col - swept_from
         if LY >= RY:
@@ -417,13 +422,16 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
             RY += 1
         if inspect:
             rows[row, ROW_RY] = RY
+        if RY > max_ry:
+            max_ry = RY
         row += 1
 
     if execute:
         end1 = exec_r
         end2 = exec_c
     score = boundary if at_boundary else best
-    return score, end1, end2, truncated, cells, cc, dd, mk, act, rows, tb, tbrow
+    return (score, end1, end2, truncated, cells, last_row, max_ry, cc, dd, mk, act, rows,
+            tb, tbrow)
 
 
 @njit(cache=True)

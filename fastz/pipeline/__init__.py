@@ -9,6 +9,7 @@ streams to stdout once the inputs have been read and checked.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import tempfile
@@ -125,19 +126,23 @@ class Aligner:
                              gfextend=o.gfextend, gapped=o.gapped, stats=self.stats)
         t1 = time.perf_counter()
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + t1 - t0
+        trunc = None
         if not o.gapped:
             kind = "hsp" if o.gfextend else "hit"
             alns = Alignments.from_hsps(hsps, kind=kind)
         else:
             anchors = anchors_from_hsps(hsps, self.target.chars, query.chars, self.scores.sub)
-            alns = gapped_extend(self.target, query, strand, anchors, self.scores, o.ydrop,
+            alns, trunc = gapped_extend(self.target, query, strand, anchors, self.scores, o.ydrop,
                                  o.gappedthresh, trim=o.ytrim, notrivial=o.notrivial,
                                  allgappedbounds=o.allgappedbounds,
                                  traceback_bytes=o.traceback_bytes,
                                  two_pass=self.two_pass, stats=self.stats)
         alns = filter_alignments(alns, self.target, query, o)
         self.stats["time_gapped"] = self.stats.get("time_gapped", 0.0) + time.perf_counter() - t1
-        return StrandResult(query, strand, alns)
+        res = StrandResult(query, strand, alns)
+        if trunc is not None and trunc.shape[0]:
+            res.stats["truncations"] = trunc
+        return res
 
     def results(self) -> Iterator[StrandResult]:
         """Every query strand, in LASTZ's order (query 1 +, query 1 -, query 2 +, ...)."""
@@ -175,6 +180,7 @@ def _query_filename(opts: Options) -> str:
 def run(opts: Options) -> int:
     """Align as ``lastz`` would with the same options; returns the exit code."""
     from ..io.formats import make_writer
+    from .gapped import report_truncations
 
     aligner = Aligner(opts)
     o = aligner.opts
@@ -185,8 +191,9 @@ def run(opts: Options) -> int:
         writer = make_writer(o, aligner.scores, aligner.target, _query_filename(o), out)
         writer.header()
         if first is not None:
-            writer.write(first)
-            for res in results:
+            for res in itertools.chain([first], results):
+                if "truncations" in res.stats:
+                    report_truncations(res.stats.pop("truncations"))
                 writer.write(res)
         writer.footer()
     if o.stats:

@@ -117,7 +117,8 @@ def _delayed_trivial(target: Sequence, query: Sequence, al, m, first_is_last: bo
     return bool(np.array_equal(target.chars[p1:e1 + 1], query.chars[p2:p2 + e1 + 1 - p1]))
 
 
-def _report_truncations(trunc: np.ndarray) -> None:
+def report_truncations(trunc: np.ndarray) -> None:
+    """LASTZ's stderr lines for extensions cut short by --allocate:traceback."""
     for rev, er, ec, a1, a2 in trunc.tolist():
         if rev:
             msg = f"truncating alignment starting at ({a1 + 2 - er},{a2 + 2 - ec});"
@@ -134,10 +135,12 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
                   scores: ScoreSet, ydrop: int, gappedthresh: int, *, trim: bool = True,
                   notrivial: bool = False, allgappedbounds: bool = False,
                   traceback_bytes: int = 83_886_080, two_pass: bool = False,
-                  stats: dict | None = None) -> Alignments:
+                  stats: dict | None = None) -> tuple[Alignments, np.ndarray]:
     """Gapped alignments of one query strand, in LASTZ's output order.
 
     ``anchors`` is an ANCHOR_DTYPE array already sorted in LASTZ's processing order.
+    Also returns the truncation reports (see ``report_truncations``), which the
+    caller prints when it writes this strand, so stderr keeps LASTZ's order.
     """
     a1 = np.ascontiguousarray(anchors["pos1"], dtype=np.int64)
     a2 = np.ascontiguousarray(anchors["pos2"], dtype=np.int64)
@@ -150,8 +153,6 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
         target.chars, query.chars, a1, a2, lo1, hi1, lo2, hi2, scores.sub,
         scores.gap_open, scores.gap_extend, ydrop, trim, tb_cells, gappedthresh,
         allgappedbounds, trivial, two_pass)
-    if trunc.shape[0]:
-        _report_truncations(trunc)
     if stats is not None:
         for name, v in zip(STAT_NAMES, st.tolist()):
             stats[name] = stats.get(name, 0) + v
@@ -174,8 +175,9 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
         enc = ((ops[idx, 1].astype(np.uint32) << np.uint32(4)) | ops[idx, 0].astype(np.uint32))
     else:
         enc = np.zeros(0, np.uint32)
-    return Alignments(
+    alns = Alignments(
         beg1=al[keep, A_POS1].copy(), end1=al[keep, A_END1] + 1,
         beg2=al[keep, A_POS2].copy(), end2=al[keep, A_END2] + 1,
         score=al[keep, A_SCORE].copy(), ops_start=starts, ops=enc.astype(np.uint32),
         kind="gapped")
+    return alns, trunc

@@ -38,7 +38,7 @@ def resolve_workers(n: int) -> int:
 def _align_unit(query: Sequence, strand: str):
     res = _ALIGNER.strand(query, strand)
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
-    return res.alignments, stats
+    return res.alignments, stats, res.stats
 
 
 def _merge_stats(into: dict, more: dict) -> None:
@@ -70,6 +70,6 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
 
 def _collect(aligner, item) -> StrandResult:
     query, strand, fut = item
-    alns, stats = fut.result()
+    alns, stats, extra = fut.result()
     _merge_stats(aligner.stats, stats)
-    return StrandResult(query, strand, alns)
+    return StrandResult(query, strand, alns, extra)

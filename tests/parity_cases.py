@@ -242,9 +242,7 @@ GAPPED = [
     _pair("mito_human_orang", "--allocate:traceback=200K", issue=3,
           stderr_grep="truncat"),
     _pair("human_vs_mouse_cgp", "--allocate:traceback=200K", "--format=general", issue=3,
-          stderr_grep="truncat",
-          xfail="the 'truncation can be reduced' hint is printed once per worker process "
-                "(twice with 2 workers; lastz prints it once per run)"),
+          stderr_grep="truncat"),
     # query from stdin (lastz names it "(stdin)")
     Case("mito_human_orang-stdin", "mito_human_orang", ("target.fa",), issue=3,
          stdin="query.fa"),

@@ -109,8 +109,12 @@ class Aligner:
         self.two_pass = (self.opts.dp == "split"
                          or (self.opts.dp == "auto" and not self.opts.gfextend))
 
-    def strand(self, query: Sequence, strand: str) -> StrandResult:
-        """Align one query strand (``query`` is already the strand buffer)."""
+    def strand(self, query: Sequence, strand: str, threads: int = 1) -> StrandResult:
+        """Align one query strand (``query`` is already the strand buffer).
+
+        ``threads`` > 1 extends anchors speculatively in that many threads
+        (``fastz.pipeline.speculate``); the result is the same.
+        """
         from .anchors import anchors_from_hsps
         from .filtering import find_hsps
         from .gapped import gapped_extend
@@ -136,7 +140,8 @@ class Aligner:
                                  o.gappedthresh, trim=o.ytrim, notrivial=o.notrivial,
                                  allgappedbounds=o.allgappedbounds,
                                  traceback_bytes=o.traceback_bytes,
-                                 two_pass=self.two_pass, stats=self.stats)
+                                 two_pass=self.two_pass, threads=threads,
+                                 stats=self.stats)
         alns = filter_alignments(alns, self.target, query, o)
         self.stats["time_gapped"] = self.stats.get("time_gapped", 0.0) + time.perf_counter() - t1
         res = StrandResult(query, strand, alns)

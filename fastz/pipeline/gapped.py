@@ -21,7 +21,7 @@ from ..scoring import ScoreSet
 
 BEST_POSSIBLE = 0x7FFFFFFF
 STAT_NAMES = ("anchors", "anchors_skipped", "extensions", "eager", "cells_inspector",
-              "cells_executor", "alignments", "truncated", "empty")
+              "cells_executor", "alignments", "truncated", "empty", "redone")
 
 _UPPER = np.arange(256, dtype=np.uint8)
 _UPPER[ord("a"):ord("z") + 1] -= 32
@@ -135,7 +135,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
                   scores: ScoreSet, ydrop: int, gappedthresh: int, *, trim: bool = True,
                   notrivial: bool = False, allgappedbounds: bool = False,
                   traceback_bytes: int = 83_886_080, two_pass: bool = False,
-                  stats: dict | None = None) -> tuple[Alignments, np.ndarray]:
+                  threads: int = 1, stats: dict | None = None) -> tuple[Alignments, np.ndarray]:
     """Gapped alignments of one query strand, in LASTZ's output order.
 
     ``anchors`` is an ANCHOR_DTYPE array already sorted in LASTZ's processing order.
@@ -149,10 +149,14 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     trivial = _trivial(target, query, strand, scores.sub, gappedthresh)
     # LASTZ's tback holds (bytes - 8) + 1 one-byte cells after its header
     tb_cells = traceback_bytes - 7
-    order, al, ops, st, trunc = extend_anchors(
-        target.chars, query.chars, a1, a2, lo1, hi1, lo2, hi2, scores.sub,
-        scores.gap_open, scores.gap_extend, ydrop, trim, tb_cells, gappedthresh,
-        allgappedbounds, trivial, two_pass)
+    args = (target.chars, query.chars, a1, a2, lo1, hi1, lo2, hi2, scores.sub,
+            scores.gap_open, scores.gap_extend, ydrop, trim, tb_cells, gappedthresh,
+            allgappedbounds, trivial, two_pass)
+    if threads > 1 and a1.shape[0] > 1:
+        from .speculate import extend_anchors_parallel
+        order, al, ops, st, trunc = extend_anchors_parallel(*args, threads)
+    else:
+        order, al, ops, st, trunc = extend_anchors(*args)
     if stats is not None:
         for name, v in zip(STAT_NAMES, st.tolist()):
             stats[name] = stats.get(name, 0) + v

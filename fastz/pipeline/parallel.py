@@ -35,8 +35,8 @@ def resolve_workers(n: int) -> int:
     return available_cores() if n <= 0 else n
 
 
-def _align_unit(query: Sequence, strand: str):
-    res = _ALIGNER.strand(query, strand)
+def _align_unit(query: Sequence, strand: str, threads: int):
+    res = _ALIGNER.strand(query, strand, threads)
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
     return res.alignments, stats, res.stats
 
@@ -53,10 +53,24 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
     _ALIGNER = aligner
     ctx = mp.get_context("fork")
     pending: deque = deque()
+    ahead: deque = deque()
+    units = iter(units)
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            for query, strand in units:
-                pending.append((query, strand, pool.submit(_align_unit, query, strand)))
+            while True:
+                # look ahead so that the last few strands (or a single query's two
+                # strands) share the cores: each then extends anchors in threads
+                while len(ahead) < workers:
+                    nxt = next(units, None)
+                    if nxt is None:
+                        break
+                    ahead.append(nxt)
+                if not ahead:
+                    break
+                query, strand = ahead.popleft()
+                threads = max(1, workers // (len(ahead) + 1))
+                pending.append((query, strand,
+                                pool.submit(_align_unit, query, strand, threads)))
                 while len(pending) > 2 * workers:
                     yield _collect(aligner, pending.popleft())
             while pending:

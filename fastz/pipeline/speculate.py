@@ -1,0 +1,134 @@
+"""Speculative parallel gapped extension, resolved in LASTZ's order (exact).
+
+LASTZ extends anchors one at a time; each accepted alignment can skip or bound
+later extensions.  Here a window of the next anchors is extended at once in
+threads (the numba kernels release the GIL), each against the alignments
+accepted before the window.  Then the window is resolved strictly in anchor
+order:
+
+* an anchor that now lies on an alignment accepted meanwhile is skipped, as
+  LASTZ would have skipped it (its speculative work is wasted);
+* an anchor whose bounding segments changed, or whose swept region contains a
+  cell of an alignment accepted meanwhile, is extended again, now, against the
+  current alignments (``kernels.gapped.conflicts`` explains why that test is
+  sufficient);
+* every other speculative result is exactly what the sequential run computes.
+
+So the output is byte-identical to the sequential engine for any thread count
+and window size; only the amount of wasted and redone work varies.
+"""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ..kernels.gapped import (
+    EMPTY, M_HEAD_S, M_NAL, M_NOPS, N_RESULT, N_STATS, R_FIRST, R_LSEG, R_LTRUNC,
+    R_NRUNS, R_RSEG, R_RTRUNC, R_SCORE, R_STATUS, SKIPPED, ST_ACCEPTED, ST_ANCHORS,
+    ST_EMPTY, ST_REDONE, ST_SKIPPED, ST_TRUNCATED, _note_truncation, accept,
+    add_trivial, conflicts, extend_pair, new_state, new_work, output_order,
+)
+from ..kernels.bounds import skip_test
+from ..kernels.ydrop import padded
+
+
+# anchors this close (diagonal, target position) to one being extended in the same
+# window are likely to end up on its alignment: they are not extended speculatively
+NEAR_DIAG = 300
+NEAR_POS = 50_000
+
+
+def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
+                            gap_extend, ydrop, trim, tb_cells, thresh, allbounds, trivial,
+                            two_pass, threads, window=None):
+    """Same inputs and outputs as ``kernels.gapped.extend_anchors``, in ``threads`` threads."""
+    n = anc1.shape[0]
+    window = window or 4 * threads
+    seqs = padded(T, Q)
+    al, sg, ops, meta = new_state(n + trivial.shape[0] + 1)
+    al, sg, ops = add_trivial(al, sg, ops, meta, trivial)
+    stats = np.zeros(N_STATS, np.int64)
+    trunc = np.zeros((0, 5), np.int64)
+    ntrunc = 0
+    local = threading.local()
+
+    def extend(k, al, sg, meta, work=None):
+        """Extend anchor k against the given state; returns (res, runs, stats)."""
+        own = work is None
+        if own:
+            work = getattr(local, "work", None) or new_work()
+        res = np.zeros(N_RESULT, np.int64)
+        st = np.zeros(N_STATS, np.int64)
+        work = extend_pair(seqs, T, Q, anc1[k], anc2[k], lo1[k], hi1[k], lo2[k], hi2[k],
+                           sub, gap_open, gap_extend, ydrop, trim, tb_cells, two_pass,
+                           al, sg, meta, (2 * k + 2) << 32, work, st, res)
+        if own:
+            local.work = work
+        runs = work[9][:res[R_NRUNS]].copy()
+        return res, runs, st
+
+    main_work = new_work()
+    diag = anc1.astype(np.int64) - anc2.astype(np.int64)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        k = 0
+        while k < n:
+            # Window: the next anchors in order.  Only anchors far from every one
+            # already chosen are extended speculatively; a nearby one is likely to
+            # be covered by that one's alignment (then LASTZ skips it), so it is
+            # left for the in-order pass below, which extends it only if needed.
+            chosen, spec = [], []
+            j = k
+            while j < n and len(chosen) < window and j - k < 8 * window:
+                near = False
+                for i in spec:
+                    if abs(diag[j] - diag[i]) < NEAR_DIAG and abs(anc1[j] - anc1[i]) < NEAR_POS:
+                        near = True
+                        break
+                if not near:
+                    spec.append(j)
+                chosen.append(j)
+                j += 1
+            snap = int(meta[M_NAL])
+            # the resolve loop below links new alignments into the lists while
+            # later extensions of the window still run: give those a frozen copy
+            # (segments of existing alignments never change, so sg is shared)
+            frozen_meta = meta.copy()
+            frozen_al = al[:max(snap, 1)].copy()
+            futures = {i: pool.submit(extend, i, frozen_al, sg, frozen_meta) for i in spec}
+            for j in chosen:
+                stats[ST_ANCHORS] += 1
+                fut = futures.get(j)
+                if fut is None:
+                    res, runs, st = extend(j, al, sg, meta, main_work)
+                    stats += st
+                else:
+                    res, runs, st = fut.result()
+                    stats += st
+                    if res[R_STATUS] != SKIPPED and meta[M_NAL] > snap:
+                        skip, lseg, _la, rseg, _ra = skip_test(al, sg, meta[M_HEAD_S],
+                                                               anc1[j], anc2[j])
+                        if skip:
+                            res[R_STATUS] = SKIPPED
+                        elif (lseg != res[R_LSEG] or rseg != res[R_RSEG]
+                              or conflicts(al, sg, snap, meta, res, anc1[j], anc2[j])):
+                            res, runs, st = extend(j, al, sg, meta, main_work)
+                            stats += st
+                            stats[ST_REDONE] += 1
+                if res[R_STATUS] == SKIPPED:
+                    stats[ST_SKIPPED] += 1
+                    continue
+                trunc, ntrunc = _note_truncation(trunc, ntrunc, res, anc1[j], anc2[j])
+                if res[R_LTRUNC] or res[R_RTRUNC]:
+                    stats[ST_TRUNCATED] += 1
+                if res[R_STATUS] == EMPTY:
+                    stats[ST_EMPTY] += 1
+                    continue
+                if (not allbounds) and res[R_SCORE] < thresh:
+                    continue
+                al, sg, ops = accept(al, sg, ops, meta, res, runs, False)
+                stats[ST_ACCEPTED] += 1
+            k = chosen[-1] + 1
+    return (output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats,
+            trunc[:ntrunc])

@@ -1,0 +1,119 @@
+"""Parallel paths: any number of workers/threads gives lastz's exact output."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from conftest import PAIRS, drop_version, run_lastz
+from fastz.io.sequences import iter_queries, reverse_complement_sequence
+from fastz.options import Options
+from fastz.pipeline import Aligner
+from fastz.pipeline.anchors import anchors_from_hsps
+from fastz.pipeline.filtering import find_hsps
+from fastz.pipeline.gapped import gapped_extend
+
+
+def _fastz(args, cwd):
+    res = subprocess.run([sys.executable, "-m", "fastz", *args], cwd=cwd, capture_output=True)
+    assert res.returncode == 0, res.stderr.decode()
+    return res.stdout
+
+
+CASES = [
+    ("hpylori_26695_vs_J99_Eslice", ["target.fa", "query.fa", "--format=general"]),
+    ("mlc_testdata_pair", ["target.fa[multiple]", "query.fa", "--format=axt"]),
+    ("mers_ref_vs_46isolates", ["target.fa", "query.fa", "--format=maf", "--strand=minus"]),
+    ("dwv_vs_vdv1", ["target.fa", "query.fa", "--nogfextend", "--format=general"]),
+]
+
+
+@pytest.mark.parametrize("pair,args", CASES, ids=[c[0] for c in CASES])
+def test_workers_give_lastz_output(pair, args):
+    cwd = PAIRS / pair
+    want = drop_version(run_lastz(args, cwd=cwd))
+    for workers in (1, 2, 4):
+        got = drop_version(_fastz([*args, f"--workers={workers}"], cwd))
+        assert got == want, f"--workers={workers}"
+
+
+def _strand_inputs(pair, argv):
+    os.chdir(PAIRS / pair)
+    al = Aligner(Options.from_argv(argv))
+    o = al.opts
+    for q in iter_queries(o.query, o):
+        for strand in "+-":
+            qq = q if strand == "+" else reverse_complement_sequence(q)
+            hsps = find_hsps(al.index, al.target.chars, qq.chars, o.seed, o.transition,
+                             al.scores.masked, o.xdrop, o.hspthresh, o.entropy,
+                             gfextend=o.gfextend, gapped=True)
+            yield al, qq, strand, anchors_from_hsps(hsps, al.target.chars, qq.chars,
+                                                    al.scores.sub)
+
+
+def _alignment_tuple(alns):
+    return [x.tolist() for x in (alns.beg1, alns.end1, alns.beg2, alns.end2, alns.score,
+                                 alns.ops, alns.ops_start)]
+
+
+@pytest.mark.parametrize("pair,argv", [
+    ("hpylori_26695_vs_J99_Eslice", ["target.fa", "query.fa"]),
+    ("human_vs_mouse_cgp", ["target.fa", "query.fa"]),
+    ("mito_human_orang", ["target.fa", "query.fa", "--nogfextend"]),
+])
+def test_speculative_engine_equals_sequential(pair, argv, monkeypatch):
+    """Threads, window sizes and the near-anchor rule change work, never results."""
+    import fastz.pipeline.speculate as spec
+    cwd = os.getcwd()
+    try:
+        for al, q, strand, anchors in _strand_inputs(pair, argv):
+            o = al.opts
+            ref, _ = gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
+                                   o.gappedthresh, two_pass=al.two_pass, threads=1)
+            for threads, near in ((2, 300), (4, 300), (3, 0)):
+                # near=0 extends every anchor speculatively: the most conflicts
+                monkeypatch.setattr(spec, "NEAR_DIAG", near)
+                st = {}
+                got, _ = gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
+                                       o.gappedthresh, two_pass=al.two_pass,
+                                       threads=threads, stats=st)
+                assert _alignment_tuple(got) == _alignment_tuple(ref), (strand, threads)
+    finally:
+        os.chdir(cwd)
+
+
+def _children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def test_killed_worker_fails_cleanly(tmp_path):
+    """A worker killed mid-run: non-zero exit, a clear message, no output file."""
+    out = tmp_path / "out.txt"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fastz", "target.fa", "query.fa", "--nogfextend",
+         "--workers=2", f"--output={out}"],
+        cwd=PAIRS / "dmel2R_vs_dpse_contigs", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    victims = []
+    while time.time() < deadline and not victims:
+        time.sleep(0.2)
+        victims = _children(proc.pid)
+        if proc.poll() is not None:
+            break
+    assert victims, "no worker process appeared"
+    time.sleep(1.0)
+    os.kill(victims[-1], signal.SIGKILL)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode != 0
+    lines = err.decode().strip().splitlines()
+    assert lines and lines[-1].startswith("fastz: ") and "worker" in lines[-1]
+    assert "Traceback" not in err.decode()
+    assert not out.exists()
+    assert not any(p.name.startswith(".fastz-") for p in tmp_path.iterdir())

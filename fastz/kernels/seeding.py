@@ -200,14 +200,17 @@ def build_index_arrays(codes: np.ndarray, seed_len: int, step: int, care_off: np
     n = codes.shape[0]
     pos_dtype = np.int32 if n < 2**31 - 1 else np.int64
     nbuckets = 1 << (weight - low_bits)
-    counts = np.zeros(nbuckets + 1, dtype=np.int64)
+    # one directory array, reused as the fill cursor: memory is the directory
+    # plus the positions, nothing more (the directory dominates for 24-bit seeds)
+    counts = np.zeros(nbuckets + 1, dtype=pos_dtype)
     total = _count_windows(codes, seed_len, step, care_off, care_bits, low_bits, counts)
-    np.cumsum(counts, out=counts)
-    dir_ = counts.astype(pos_dtype) if total < 2**31 - 1 else counts
-    cursor = counts[1:].copy()
+    np.cumsum(counts, out=counts)          # counts[b + 1] = end of bucket b
     pos = np.empty(total, dtype=pos_dtype)
     low = np.empty(total if low_bits > 0 else 0, dtype=np.uint8)
-    _fill_windows(codes, seed_len, step, care_off, care_bits, low_bits, cursor, pos, low)
+    _fill_windows(codes, seed_len, step, care_off, care_bits, low_bits, counts[1:], pos, low)
+    counts[:-1] = counts[1:]               # the fill left counts[b + 1] = start of b
+    counts[-1] = total
+    dir_ = counts
     if low_bits > 0:
         _sort_buckets(dir_, pos, low, low_bits)
     return dir_, pos, low

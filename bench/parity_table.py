@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import gzip
+import os
 import platform
 import shutil
 import sys
@@ -55,7 +56,8 @@ def run_case(case: Case, lastz_data: Path, scratch: Path) -> dict:
     feed = stdin_bytes(case, cwd)
     lz = run_program("lastz", words, cwd, feed)
     fz = run_program("fastz", words, cwd, feed)
-    same = lz.returncode == fz.returncode == 0 and drop_version(lz.stdout) == drop_version(fz.stdout)
+    same = (lz.returncode == fz.returncode == 0
+            and drop_version(lz.stdout) == drop_version(fz.stdout))
     note = ""
     if lz.returncode != 0 or fz.returncode != 0:
         note = f"exit lastz {lz.returncode}, fastz {fz.returncode}: " \
@@ -71,7 +73,7 @@ def run_case(case: Case, lastz_data: Path, scratch: Path) -> dict:
     return dict(case=case, same=same, lastz_s=lz.seconds, fastz_s=fz.seconds, note=note)
 
 
-def render(rows: list[dict]) -> str:
+def render(rows: list[dict], load_before: float) -> str:
     """docs/parity.md."""
     ok = sum(r["same"] for r in rows)
     lines = [
@@ -83,11 +85,14 @@ def render(rows: list[dict]) -> str:
         "(`lastz.v1.04.22` / `fastz.v0.1.0`) is replaced by a fixed word; nothing else is",
         "normalised. Times are wall-clock seconds of **single runs**, lastz first, fastz",
         "second, on a shared 2-core machine (fastz times include Python start-up and loading",
-        "numba's cached kernels, about 1 s); read them as rough ratios, not benchmarks.",
+        "numba's cached kernels and starting worker processes, 1-2 s); read them as rough ratios.",
+        "Cases marked *slow* carry the pytest mark `slow` (`pytest -m slow tests/test_parity.py`",
+        "runs them). LASTZ's own regression Makefile is run by `tests/test_regression_suite.py`.",
         "",
         f"Run {datetime.date.today().isoformat()} on {platform.machine()} "
-        f"({platform.python_implementation()} {platform.python_version()}): "
-        f"{ok} of {len(rows)} cases identical.",
+        f"({platform.python_implementation()} {platform.python_version()}, "
+        f"{os.cpu_count()} cores, load average {load_before:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end): {ok} of {len(rows)} cases identical.",
         "",
         "| case | issue | command | identical | lastz s | fastz s | note |",
         "|---|---|---|---|---|---|---|",
@@ -96,11 +101,12 @@ def render(rows: list[dict]) -> str:
         c: Case = r["case"]
         flags = []
         if c.slow:
-            flags.append("slow, not in the default test run")
+            flags.append("slow")
         if c.xfail:
             flags.append(f"known failure: {c.xfail}")
         note = "; ".join(flags + ([r["note"]] if r["note"] else []))
-        lines.append(f"| `{c.id}` | {c.issue} | `{c.command()}` | "
+        command = c.command().replace("|", "\\|")
+        lines.append(f"| `{c.id}` | {c.issue} | `{command}` | "
                      f"{'yes' if r['same'] else '**no**'} | {r['lastz_s']:.2f} | "
                      f"{r['fastz_s']:.2f} | {note.replace('|', '/')} |")
     slow = [r["case"] for r in rows if r["case"].slow]
@@ -120,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = [c for c in CASES if (args.slow or not c.slow)
              and (args.pattern is None or args.pattern in c.id)]
     rows = []
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="fastz_parity_") as tmp:
         data = Path(tmp) / "lastz_test_data"
         data.mkdir()
@@ -131,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(f"{'ok ' if row['same'] else 'BAD'} {row['lastz_s']:7.2f} "
                   f"{row['fastz_s']:7.2f}  {case.id}  {row['note']}", file=sys.stderr)
-    text = render(rows)
+    text = render(rows, load_before)
     if args.out == "-":
         sys.stdout.write(text)
     else:

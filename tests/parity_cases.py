@@ -81,12 +81,17 @@ def program_argv(program: str) -> list[str]:
     raise ValueError(program)
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
 def fastz_env() -> dict[str, str]:
-    """The environment fastz runs in: the caller's, without the test suite's CUDA simulator
-    switch (a subprocess should behave as the installed tool does)."""
+    """The environment fastz runs in: the caller's, with this checkout first on PYTHONPATH
+    (`-m fastz` then works from any directory, installed or not) and without the test
+    suite's CUDA-simulator switch (a subprocess should behave as the installed tool does)."""
     env = dict(os.environ)
     if os.environ.get("FASTZ_TEST_REAL_GPU") != "1":
         env.pop("NUMBA_ENABLE_CUDASIM", None)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     return env
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import LASTZ, drop_version
-from parity_cases import CASES, Case, case_dir, fastz_env, grep_lines, prepare, program_argv
+from parity_cases import (CASES, Case, case_dir, fastz_env, grep_lines, prepare, program_argv,
+                          stdin_bytes)
 
 
 def run_fastz(args, cwd, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -57,7 +58,7 @@ def test_parity(case: Case, lastz_data: Path, shared_pairs: Path, lastz_runner, 
     cwd = case_dir(case, lastz_data, shared_pairs)
     segments = prepare(case, cwd, tmp_path)
     words = case.words(segments)
-    feed = None if case.stdin is None else (cwd / case.stdin).read_bytes()
+    feed = stdin_bytes(case, cwd)
 
     # lastz runs in a thread while fastz runs here: two cores, half the wall time.
     with ThreadPoolExecutor(max_workers=1) as pool:

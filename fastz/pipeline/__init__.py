@@ -60,14 +60,8 @@ def _strands(opts: Options) -> list[str]:
 def _refuse_unsupported(opts: Options) -> None:
     """Features LASTZ has that fastz does not implement yet: say so, never ignore them."""
     missing = []
-    if opts.chain:
-        missing.append("--chain")
-    if opts.inner:
-        missing.append("--inner")
     if opts.masking:
         missing.append("--masking")
-    if opts.hspthresh_top:
-        missing.append("adaptive --hspthresh (top...)")
     if getattr(opts, "anchors_file", None):
         missing.append("--anchors")
     if getattr(opts, "twins_max", None) is not None:
@@ -109,11 +103,15 @@ class Aligner:
         self.two_pass = (self.opts.dp == "split"
                          or (self.opts.dp == "auto" and not self.opts.gfextend))
 
-    def strand(self, query: Sequence, strand: str, threads: int = 1) -> StrandResult:
+    def strand(self, query: Sequence, strand: str, threads: int = 1, hsps=None,
+               gappedthresh: int | None = None) -> StrandResult:
         """Align one query strand (``query`` is already the strand buffer).
 
         ``threads`` > 1 extends anchors speculatively in that many threads
-        (``fastz.pipeline.speculate``); the result is the same.
+        (``fastz.pipeline.speculate``); the result is the same.  ``hsps`` and
+        ``gappedthresh`` are given by the adaptive-threshold driver
+        (``fastz.pipeline.adaptive``): the strand's HSPs already found, and the
+        gapped threshold they imply.
         """
         from .anchors import anchors_from_hsps
         from .filtering import find_hsps
@@ -122,7 +120,9 @@ class Aligner:
 
         o = self.opts
         t0 = time.perf_counter()
-        if self.segments is not None:
+        if hsps is not None:
+            pass
+        elif self.segments is not None:
             hsps = self.segments.take(self.target, query, strand)
         else:
             hsps = find_hsps(self.index, self.target.chars, query.chars, o.seed, o.transition,
@@ -130,19 +130,31 @@ class Aligner:
                              gfextend=o.gfextend, gapped=o.gapped, stats=self.stats)
         t1 = time.perf_counter()
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + t1 - t0
+        if o.chain:
+            # --chain (issue 6): best syntenic subset of the HSPs, by target position
+            from .chain import chain_strand_hsps
+            hsps = chain_strand_hsps(hsps, self.target, query, o, self.scores)
         trunc = None
         if not o.gapped:
             kind = "hsp" if o.gfextend else "hit"
             alns = Alignments.from_hsps(hsps, kind=kind)
         else:
             anchors = anchors_from_hsps(hsps, self.target.chars, query.chars, self.scores.sub)
+            gth = o.gappedthresh if gappedthresh is None else gappedthresh
             alns, trunc = gapped_extend(self.target, query, strand, anchors, self.scores, o.ydrop,
-                                 o.gappedthresh, trim=o.ytrim, notrivial=o.notrivial,
+                                 gth, trim=o.ytrim, notrivial=o.notrivial,
                                  allgappedbounds=o.allgappedbounds,
                                  traceback_bytes=o.traceback_bytes,
                                  two_pass=self.two_pass, threads=threads,
                                  stats=self.stats)
         alns = filter_alignments(alns, self.target, query, o)
+        if o.gapped and o.inner > 0:
+            # --inner / H= (issue 6): interpolate between the strand's alignments
+            import numpy as np
+            from .interpolate import interpolate
+            alns, inner_trunc = interpolate(alns, self.target, query, o, self.scores, threads)
+            if inner_trunc is not None:
+                trunc = inner_trunc if trunc is None else np.concatenate([trunc, inner_trunc])
         self.stats["time_gapped"] = self.stats.get("time_gapped", 0.0) + time.perf_counter() - t1
         res = StrandResult(query, strand, alns)
         if trunc is not None and trunc.shape[0]:
@@ -166,7 +178,11 @@ class Aligner:
             from .anchors import SegmentsReader
             self.segments = SegmentsReader(self.opts.segments_file)
             workers = 1
-        if workers > 1:
+        if self.opts.hspthresh_top is not None:
+            # adaptive K (issue 6): both strands of a query share one HSP table
+            from .adaptive import adaptive_results
+            yield from adaptive_results(self)
+        elif workers > 1:
             yield from parallel_results(self, units(), workers)
         else:
             for buf, strand in units():

@@ -1,0 +1,387 @@
+"""Undecorated y-drop DP recurrences shared by the CPU twins and the GPU kernels.
+
+The functions here carry no numba decorator.  ``compile_cells(jit)`` compiles
+them for one target: ``numba.njit`` for the CPU twins, ``cuda.jit(device=True)``
+for the GPU; a function that calls another one is rebuilt with its globals
+pointing at the callee compiled for the same target (a cuda kernel must never
+call an njit dispatcher).  Called from plain Python they are readable oracles.
+
+They compute LASTZ's *unbounded* one-sided y-drop extension: the same sweep as
+``fastz.kernels.ydrop.one_sided`` with no earlier alignments (lseg = rseg =
+alist = NONE), on fixed-size work buffers (a GPU cannot grow arrays).  Exactness
+with respect to LASTZ's bounded extension is restored on the host by
+``fastz.kernels.gpu.resolve`` (docs/gpu.md).
+
+Buffers (all 1-D, so one global array serves a whole batch of extensions):
+
+* ``cc``/``dd`` int32 work row of C and D values, ``width`` cells from ``w0``
+  (the row is updated in place: cell ``col`` of this row is written at
+  ``col - LY`` while the previous row is read at ``col - prev_ly``).
+* ``tb`` uint8 traceback links, dense: cell (r, c) at ``t0 + r * tw + c`` for
+  ``r < trows`` and ``c < tw``; other cells are not stored.
+* ``rows`` int32 per-row record (running best at the row start, right bound
+  after the row) at ``r0 + 2 * row``, for ``row < rcap``.
+
+Mirrors LASTZ 1.04.22 gapped_extend.c ydrop_one_sided_align (no bounding).
+"""
+from __future__ import annotations
+
+import types
+
+from .ydrop import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG
+
+# side status bits (O_STATUS)
+ST_OVERFLOW = 1        # a row did not fit the work buffer: extend on the CPU
+ST_TRUNCATED = 2       # LASTZ's traceback allocation would run out: the CPU reports it
+
+# per-side result fields
+O_STATUS, O_SCORE, O_END_R, O_END_C, O_CELLS, O_LAST_ROW, O_MAX_RY, O_NOPS = range(8)
+N_OUT = 8
+EAGER_CELLS = EAGER * EAGER    # eager traceback bytes per side
+EAGER_OPS = 2 * EAGER          # eager ops per side (end_r + end_c < 2 * EAGER)
+
+
+def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M, N,
+              trim, boundary, tb, t0, tw):
+    """One DP row over columns [col, hi) (the row loop of ``ydrop._make_sweep``).
+
+    ``B[b0 + c]`` is the query character of column c + 1, ``a`` the target
+    character of this row.  Links of columns below ``tw`` go to ``tb[t0 + c]``.
+    Returns (col, LY, np_col, i, best, end_col, at_boundary, boundary).
+    """
+    i = NEG
+    c = NEG
+    np_col = col
+    end_col = -1
+    at_boundary = False
+    floor = best - Y
+    while col < hi:
+        rd = w0 + col - prev_ly
+        w = w0 + col - LY
+        d = dd[rd]
+        c_next = cc[rd] + sub[a, B[b0 + col]]
+        pruned = False
+        link = 0
+        if d > c or i > c:             # a gap beats the diagonal (strictly)
+            if d >= i:                 # D preferred on ties
+                c = d
+                link = FROM_D | I_EXT | D_EXT
+            else:
+                c = i
+                link = FROM_I | I_EXT | D_EXT
+            if c < floor:
+                pruned = True
+            else:                      # no gap opens from a gap-derived C
+                i -= E
+                dd[w] = d - E
+                cc[w] = c
+                np_col = col
+        elif c < floor:
+            pruned = True
+        else:
+            if c >= best:              # ties move the end forward
+                best = c
+                floor = best - Y
+                end_col = col
+                at_boundary = False
+            if not trim:
+                if c >= boundary and (row == M or col == N):
+                    boundary = c
+                    end_col = col
+                    at_boundary = True
+            c_open = c - OE
+            de = d - E
+            ie = i - E
+            link = FROM_C
+            if c_open > de:            # extending is preferred on ties
+                dd[w] = c_open
+            else:
+                dd[w] = de
+                link = D_EXT
+            if c_open > ie:
+                i = c_open
+            else:
+                i = ie
+                link |= I_EXT
+            cc[w] = c
+            np_col = col
+        if pruned:
+            link = 0
+            if col == LY:
+                LY += 1                # nothing stored for a leading pruned cell
+            else:
+                cc[w] = NEG
+                dd[w] = NEG
+                i = NEG
+        if col < tw:
+            tb[t0 + col] = link
+        c = c_next
+        col += 1
+    return col, LY, np_col, i, best, end_col, at_boundary, boundary
+
+
+def side_tail(E, Y, N):
+    """Columns a row may be prolonged by (LASTZ's allocation margin)."""
+    if E != 0:
+        return Y // E + 6
+    if N < 500_000:
+        return N + 1
+    return 500_000
+
+
+def one_side(A, s1, B, b0, M, N, sub, E, OE, Y, trim, tb_cells, cc, dd, w0, width,
+             tb, t0, tw, trows, rows, r0, rcap, execute, exec_r, exec_c):
+    """Unbounded one-sided y-drop extension: inspector or pruned executor.
+
+    ``A[s1 + r]`` is the target character of row r; ``B[b0 + c]`` the query
+    character of column c + 1; M, N rows / columns available.  In inspector
+    mode (``execute`` false) the per-row record is written for rows below
+    ``rcap``; in executor mode it is read, only rows <= exec_r and columns
+    <= exec_c are computed, and every link of that region is stored
+    (tw = exec_c + 1, trows = exec_r + 1).
+
+    Returns (status, score, end_r, end_c, cells, last_row, max_ry) as
+    ``ydrop.one_sided``; status has ST_OVERFLOW when a row did not fit
+    ``width`` and ST_TRUNCATED when LASTZ would have run out of traceback
+    cells (``tb_cells``); either way the result must come from the CPU.
+    """
+    if M <= 0 or N <= 0:
+        return 0, 0, 0, 0, 0, 0, 0
+    tail = side_tail(E, Y, N)
+    if tail + 2 > width:
+        return ST_OVERFLOW, 0, 0, 0, 0, 0, 0
+    if execute:
+        clip = exec_c + 1
+        row_end = exec_r
+    else:
+        clip = N + 2
+        row_end = M
+    # --- row 0: a run of insertions from the anchor ---------------------------
+    cc[w0] = 0
+    dd[w0] = -OE
+    if tw > 0 and trows > 0:
+        tb[t0] = 0
+    c = -OE
+    last = 0
+    col = 1
+    while col <= N and last >= -Y and col < clip:
+        cc[w0 + col] = c
+        last = c
+        dd[w0 + col] = c - OE
+        c -= E
+        if col < tw and trows > 0:
+            tb[t0 + col] = FROM_I
+        col += 1
+    used = col
+    cells = col
+    LY = 0
+    if execute:
+        RY = rows[r0 + 1]
+    else:
+        RY = col
+        if rcap > 0:
+            rows[r0] = 0
+            rows[r0 + 1] = RY
+    max_ry = RY
+    last_row = 0
+    end1 = 0
+    end2 = 0
+    best = 0
+    boundary = NEG
+    at_boundary = False
+    status = 0
+    row = 1
+    while row <= row_end:
+        prev_ly = LY
+        if execute:
+            best = rows[r0 + 2 * row]
+        if RY - prev_ly + tail + 2 > width:
+            status |= ST_OVERFLOW
+            break
+        if RY < LY:
+            RY = LY
+        if not execute:
+            if used + (RY - LY) + tail >= tb_cells:
+                status |= ST_TRUNCATED
+                break
+            if row < rcap:
+                rows[r0 + 2 * row] = best
+        tw_row = tw if row < trows else 0
+        tbase = t0 + row * tw
+        hi = RY if RY < clip else clip
+        swept_from = LY
+        col, LY, np_col, i, best, end_col, at_b, boundary = sweep_row(
+            cc, dd, w0, B, b0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE,
+            row, M, N, trim, boundary, tb, tbase, tw_row)
+        if end_col >= 0:
+            end1 = row
+            end2 = end_col
+            at_boundary = at_b
+        cells += col - swept_from
+        used += col - swept_from
+        last_row = row
+        if LY >= RY:
+            break
+        if execute and RY > clip:
+            # the sweep was cut at the executor's region: the inspector's bound
+            RY = rows[r0 + 2 * row + 1]
+            row += 1
+            continue
+        if RY > np_col + 1:
+            RY = np_col + 1
+        else:
+            # prolong the row with insertions for the overhang of the row above
+            while i >= best - Y and RY <= N:
+                w = w0 + RY - LY
+                cc[w] = i
+                dd[w] = i - OE
+                i -= E
+                if RY < tw_row:
+                    tb[tbase + RY] = FROM_I
+                used += 1
+                RY += 1
+        if RY <= N:
+            w = w0 + RY - LY
+            cc[w] = NEG
+            dd[w] = NEG
+            RY += 1
+        if not execute and row < rcap:
+            rows[r0 + 2 * row + 1] = RY
+        if RY > max_ry:
+            max_ry = RY
+        row += 1
+    if execute:
+        end1 = exec_r
+        end2 = exec_c
+    score = boundary if at_boundary else best
+    return status, score, end1, end2, cells, last_row, max_ry
+
+
+def trace_dense(tb, t0, tw, end_r, end_c, ops, o0):
+    """Walk links back from (end_r, end_c) to (0, 0) over a dense traceback.
+
+    Writes one op per step at ``ops[o0 + k]`` (0 sub, 1 ins = query base vs
+    gap, 2 del = target base vs gap), far end first, as ``ydrop.traceback``;
+    returns the count.  ``ops`` needs end_r + end_c cells from ``o0``.
+    """
+    r = end_r
+    c = end_c
+    prev = FROM_C
+    n = 0
+    while r >= 1 or c > 0:
+        link = tb[t0 + r * tw + c]
+        op = link & 3
+        if prev == FROM_I and (link & I_EXT) != 0:
+            op = FROM_I
+        if prev == FROM_D and (link & D_EXT) != 0:
+            op = FROM_D
+        if op == FROM_I:
+            c -= 1
+            ops[o0 + n] = 1
+        elif op == FROM_D:
+            r -= 1
+            ops[o0 + n] = 2
+        else:
+            r -= 1
+            c -= 1
+            ops[o0 + n] = 0
+        n += 1
+        prev = op
+    return n
+
+
+def side_setup(rev, a1, a2, lenTf, lenQf):
+    """(s1, b0) offsets into the padded forward or reversed buffers.
+
+    Forward: row r reads T[a1 + r], column c reads Q[a2 + c]; reverse: row r
+    reads T[a1 + 1 - r], column c reads Q[a2 + 1 - c] (``ydrop.padded``).
+    """
+    if rev:
+        return lenTf - 3 - a1, lenQf - 3 - a2 + 1
+    return a1 + 1, a2 + 2
+
+
+def extend_side(Tf, Tr, Qf, Qr, rev, a1, a2, M, N, sub, E, OE, Y, trim, tb_cells, cc, dd,
+                w0, width, tb, t0, tw, trows, rows, r0, rcap, execute, exec_r, exec_c):
+    """``one_side`` for one side of an anchor, picking the forward or reversed buffers."""
+    s1, b0 = side_setup(rev, a1, a2, Tf.shape[0], Qf.shape[0])
+    if rev:
+        return one_side(Tr, s1, Qr, b0, M, N, sub, E, OE, Y, trim, tb_cells, cc, dd, w0,
+                        width, tb, t0, tw, trows, rows, r0, rcap, execute, exec_r, exec_c)
+    return one_side(Tf, s1, Qf, b0, M, N, sub, E, OE, Y, trim, tb_cells, cc, dd, w0,
+                    width, tb, t0, tw, trows, rows, r0, rcap, execute, exec_r, exec_c)
+
+
+def inspect_one(k, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
+                cc, dd, width, tbe, eops, rows, roff, rcap, out):
+    """The inspector for side k of a batch (body of both inspector kernels).
+
+    Writes ``out[k, :]``; when the end cell lies in the eager 16x16 corner the
+    traceback is finished at once: ``out[k, O_NOPS]`` ops at ``eops[k * EAGER_OPS]``
+    (else O_NOPS is -1 and the executor must run).
+    """
+    st, score, er, ec, cells, last_row, max_ry = extend_side(
+        Tf, Tr, Qf, Qr, rev[k], a1[k], a2[k], Mv[k], Nv[k], sub, E, OE, Y, trim, tb_cells,
+        cc, dd, k * width, width, tbe, k * EAGER_CELLS, EAGER, EAGER, rows, roff[k], rcap[k],
+        False, 0, 0)
+    out[k, O_STATUS] = st
+    out[k, O_SCORE] = score
+    out[k, O_END_R] = er
+    out[k, O_END_C] = ec
+    out[k, O_CELLS] = cells
+    out[k, O_LAST_ROW] = last_row
+    out[k, O_MAX_RY] = max_ry
+    out[k, O_NOPS] = -1
+    if st == 0 and er < EAGER and ec < EAGER:
+        out[k, O_NOPS] = trace_dense(tbe, k * EAGER_CELLS, EAGER, er, ec, eops, k * EAGER_OPS)
+
+
+def execute_one(j, sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, cc, dd,
+                width, tb, toff, rows, roff, rcap, out, xops, xoff, xn):
+    """The pruned executor for the j-th side of a size bin (side ``sel[j]``).
+
+    Replays the sweep over rows <= the inspector's end row and columns <= its
+    end column, storing every link of that rectangle at ``tb[toff[j]:]``
+    (row stride end_c + 1), then traces back into ``xops[xoff[j]:]``;
+    ``xn[j]`` gets the op count.
+    """
+    k = sel[j]
+    er = out[k, O_END_R]
+    ec = out[k, O_END_C]
+    extend_side(Tf, Tr, Qf, Qr, rev[k], a1[k], a2[k], Mv[k], Nv[k], sub, E, OE, Y, trim,
+                1 << 62, cc, dd, j * width, width, tb, toff[j], ec + 1, er + 1, rows, roff[k],
+                rcap[k], True, er, ec)
+    xn[j] = trace_dense(tb, toff[j], ec + 1, er, ec, xops, xoff[j])
+
+
+# --- compiling the twins ----------------------------------------------------------------
+
+# callee before caller: each is compiled with the ones before it in scope
+_ORDER = ("sweep_row", "side_tail", "one_side", "trace_dense", "side_setup", "extend_side",
+          "inspect_one", "execute_one")
+
+
+def compile_cells(jit):
+    """Compile every cell function with ``jit``; returns a namespace of the results.
+
+    ``jit`` is e.g. ``numba.njit(inline="always")`` or ``cuda.jit(device=True)``.
+    Functions are rebuilt with globals in which their callees are the compiled
+    versions, so the CPU and GPU twins share one source and cannot drift.
+    """
+    scope = dict(globals())
+    out = types.SimpleNamespace()
+    for name in _ORDER:
+        f = globals()[name]
+        g = types.FunctionType(f.__code__, scope, name, f.__defaults__, f.__closure__)
+        g.__doc__ = f.__doc__
+        g.__module__ = f.__module__
+        g.__qualname__ = f.__qualname__
+        compiled = jit(g)
+        scope[name] = compiled
+        setattr(out, name, compiled)
+    return out
+
+
+__all__ = ["sweep_row", "one_side", "trace_dense", "side_setup", "extend_side", "inspect_one", "EAGER_CELLS", "EAGER_OPS", "O_STATUS", "O_SCORE", "O_END_R", "O_END_C", "O_CELLS", "O_LAST_ROW", "O_MAX_RY", "O_NOPS",
+           "execute_one",
+           "compile_cells", "EAGER", "N_OUT", "ST_OVERFLOW", "ST_TRUNCATED"]

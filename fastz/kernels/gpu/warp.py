@@ -1,0 +1,475 @@
+"""Row-parallel inspector: one warp per extension, the 32 lanes split each DP row.
+
+Same inputs and outputs as ``extension.inspect_gpu`` (its CPU twin is
+``extension.inspect_cpu``).  LASTZ's y-drop sweep is row by row, so a warp can
+apply its row-wise pruning exactly (spec section 12.5).  Each row is cut into
+chunks of 32 columns; in a chunk every lane owns one cell:
+
+* the diagonal input comes from the previous row (the left neighbour's value
+  through a lane exchange), the vertical one (D) from the previous row too;
+* the horizontal-gap value I entering lane j is the composition of the lanes
+  before it, each a max-plus map ``i -> max(a, i + m)``: ``(c - OE, -E)`` for a
+  diagonal-derived cell, ``(-inf, -E)`` for a gap-derived one, and a reset to
+  NEG for a pruned one; an exclusive max-plus scan gives every lane its I;
+* the running best a cell is pruned against is the prefix maximum of the
+  diagonal-derived cells before it (a gap-derived cell never raises it);
+* which cells are pruned depends on I and I on which cells are pruned: the
+  lanes iterate from a guess until the pruned set is stable.  Lane 0's values
+  are exact at once and each pass fixes at least the next lane, so the fixed
+  point is the sequential one; one or two passes are usual.
+
+Rows live in a ring of ``width`` cells (a power of two) indexed by column, so
+lanes read and write only their own cell.  Lane exchange is behind small
+helpers with two versions: warp shuffles on a device, shared memory plus
+``syncthreads`` under the simulator (which has no shuffles) or when
+``FASTZ_WARP_EXCHANGE=shared``; the shared version runs one warp per block.
+Only LASTZ's default trimming (``trim``) is handled; the caller uses the
+thread mapping for --noytrim.
+"""
+from __future__ import annotations
+
+import os
+
+from numba import cuda, int64
+
+from .. import dpcells
+from ..device import simulated
+from ..dpcells import (
+    EAGER, EAGER_CELLS, EAGER_OPS, O_CELLS, O_END_C, O_END_R, O_LAST_ROW, O_MAX_RY, O_NOPS,
+    O_SCORE, O_STATUS, ST_OVERFLOW, ST_TRUNCATED,
+)
+from ..ydrop import D_EXT, FROM_C, FROM_D, FROM_I, I_EXT, NEG
+
+WARP = 32
+FULL = 0xFFFFFFFF
+BIG = 1 << 40                 # "minus infinity" for the max-plus scan (far below NEG)
+SHARED = simulated() or os.environ.get("FASTZ_WARP_EXCHANGE", "") == "shared"
+WARPS_PER_BLOCK = 1 if SHARED else 4
+
+_gpu = dpcells.compile_cells(cuda.jit(device=True))
+_side_setup = _gpu.side_setup
+_side_tail = _gpu.side_tail
+_trace_dense = _gpu.trace_dense
+
+
+# --- lane exchange: shared-memory versions (simulator) --------------------------------
+
+@cuda.jit(device=True)
+def _sh_put(sh, lane, x):
+    cuda.syncthreads()
+    sh[lane] = x
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def _sh_up1(x, lane, sh):
+    _sh_put(sh[0], lane, x)
+    if lane == 0:
+        return x
+    return sh[0, lane - 1]
+
+
+@cuda.jit(device=True)
+def _sh_bcast(x, src, lane, sh):
+    _sh_put(sh[0], lane, x)
+    return sh[0, src]
+
+
+@cuda.jit(device=True)
+def _sh_allmax(x, lane, sh):
+    _sh_put(sh[0], lane, x)
+    m = sh[0, 0]
+    for j in range(1, WARP):
+        if sh[0, j] > m:
+            m = sh[0, j]
+    return m
+
+
+@cuda.jit(device=True)
+def _sh_exclmax(x, ident, lane, sh):
+    _sh_put(sh[0], lane, x)
+    m = ident
+    for j in range(lane):
+        if sh[0, j] > m:
+            m = sh[0, j]
+    return m
+
+
+@cuda.jit(device=True)
+def _sh_scan(a, m, lane, sh):
+    """Exclusive max-plus scan: the map of lanes < lane composed, as (A, M)."""
+    cuda.syncthreads()
+    sh[0, lane] = a
+    sh[1, lane] = m
+    cuda.syncthreads()
+    A = -BIG
+    Mv = 0
+    for j in range(lane):
+        t = A + sh[1, j]
+        A = sh[0, j] if sh[0, j] > t else t
+        Mv += sh[1, j]
+    return A, Mv
+
+
+# --- lane exchange: warp-shuffle versions (device) -------------------------------------
+
+@cuda.jit(device=True)
+def _sf_up1(x, lane, sh):
+    y = cuda.shfl_up_sync(FULL, x, 1)
+    if lane == 0:
+        return x
+    return y
+
+
+@cuda.jit(device=True)
+def _sf_bcast(x, src, lane, sh):
+    return cuda.shfl_sync(FULL, x, src)
+
+
+@cuda.jit(device=True)
+def _sf_allmax(x, lane, sh):
+    d = 16
+    while d > 0:
+        y = cuda.shfl_xor_sync(FULL, x, d)
+        if y > x:
+            x = y
+        d >>= 1
+    return x
+
+
+@cuda.jit(device=True)
+def _sf_exclmax(x, ident, lane, sh):
+    d = 1
+    while d < WARP:
+        y = cuda.shfl_up_sync(FULL, x, d)
+        if lane >= d and y > x:
+            x = y
+        d <<= 1
+    y = cuda.shfl_up_sync(FULL, x, 1)
+    if lane == 0:
+        return ident
+    return y
+
+
+@cuda.jit(device=True)
+def _sf_scan(a, m, lane, sh):
+    d = 1
+    while d < WARP:
+        pa = cuda.shfl_up_sync(FULL, a, d)
+        pm = cuda.shfl_up_sync(FULL, m, d)
+        if lane >= d:
+            t = pa + m
+            if t > a:
+                a = t
+            m = pm + m
+        d <<= 1
+    pa = cuda.shfl_up_sync(FULL, a, 1)
+    pm = cuda.shfl_up_sync(FULL, m, 1)
+    if lane == 0:
+        return -BIG, int64(0)
+    return pa, pm
+
+
+@cuda.jit(device=True)
+def _sh_sync():
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def _sf_sync():
+    cuda.syncwarp()
+
+
+if SHARED:
+    _up1, _bcast, _allmax, _exclmax, _scan, _sync = (
+        _sh_up1, _sh_bcast, _sh_allmax, _sh_exclmax, _sh_scan, _sh_sync)
+else:                                             # pragma: no cover - needs a device
+    _up1, _bcast, _allmax, _exclmax, _scan, _sync = (
+        _sf_up1, _sf_bcast, _sf_allmax, _sf_exclmax, _sf_scan, _sf_sync)
+
+
+# --- one row chunk ---------------------------------------------------------------------
+
+@cuda.jit(device=True)
+def _chunk(lane, sh, col, act, c, d, i_in, best, Y, E, OE):
+    """Solve one chunk: (pruned, gap, v, i_at, best_before) for this lane's cell."""
+    floor_in = best - Y
+    mx = c if c > d else d
+    pr = act and mx < floor_in
+    while True:
+        if not act:
+            a = -BIG
+            m = int64(0)
+        elif pr:
+            a = int64(NEG)
+            m = -BIG
+        elif c >= d:
+            a = c - OE
+            m = -E
+        else:
+            a = -BIG
+            m = -E
+        A, Mv = _scan(a, m, lane, sh)
+        t = i_in + Mv
+        ij = A if A > t else t
+        gap = d > c or ij > c
+        if gap:
+            v = d if d >= ij else ij
+        else:
+            v = c
+        dg = act and not gap
+        pb = _exclmax(c if dg else -BIG, -BIG, lane, sh)
+        bj = best if best > pb else pb
+        npr = act and v < bj - Y
+        changed = _allmax(1 if npr != pr else 0, lane, sh)
+        pr = npr
+        if changed == 0:
+            return pr, gap, v, ij, bj
+
+
+@cuda.jit(device=True)
+def _warp_side(k, lane, sh, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, tb_cells,
+               cc, dd, width, tbe, eops, rows, roff, rcap, out):
+    M = Mv[k]
+    N = Nv[k]
+    if M <= 0 or N <= 0:
+        if lane == 0:
+            for f in range(O_NOPS):
+                out[k, f] = 0
+            out[k, O_NOPS] = 0
+        return
+    s1, b0 = _side_setup(rev[k], a1[k], a2[k], Tf.shape[0], Qf.shape[0])
+    if rev[k]:
+        A = Tr
+        B = Qr
+    else:
+        A = Tf
+        B = Qf
+    tail = _side_tail(E, Y, N)
+    if tail + 2 > width:
+        if lane == 0:
+            for f in range(O_NOPS):
+                out[k, f] = 0
+            out[k, O_STATUS] = ST_OVERFLOW
+            out[k, O_NOPS] = -1
+        return
+    mask = width - 1
+    w0 = k * width
+    t0 = k * EAGER_CELLS
+    r0 = roff[k]
+    rc = rcap[k]
+    # --- row 0: insertions while the previous value is >= -Y -------------------------
+    if Y < OE:
+        lim = 1
+    elif E > 0:
+        lim = (Y - OE) // E + 2
+    else:
+        lim = N
+    n0 = N if N < lim else lim
+    for col in range(lane, n0 + 1, WARP):
+        if col == 0:
+            cc[w0] = 0
+            dd[w0] = -OE
+            tbe[t0] = 0
+        else:
+            v = -OE - (col - 1) * E
+            cc[w0 + (col & mask)] = v
+            dd[w0 + (col & mask)] = v - OE
+            if col < EAGER:
+                tbe[t0 + col] = FROM_I
+    RY = n0 + 1
+    used = RY
+    cells = RY
+    LY = 0
+    max_ry = RY
+    last_row = 0
+    end1 = 0
+    end2 = 0
+    best = 0
+    status = 0
+    if rc > 0 and lane == 0:
+        rows[r0] = 0
+        rows[r0 + 1] = RY
+    _sync()
+    row = 1
+    while row <= M:
+        prev_ly = LY
+        if RY - prev_ly + tail + 2 > width:
+            status |= ST_OVERFLOW
+            break
+        if RY < LY:
+            RY = LY
+        if used + (RY - LY) + tail >= tb_cells:
+            status |= ST_TRUNCATED
+            break
+        if row < rc and lane == 0:
+            rows[r0 + 2 * row] = best
+        a = A[s1 + row]
+        hi = RY
+        ly0 = LY
+        i = int64(NEG)
+        np_col = ly0
+        end_col = -1
+        lead = True
+        carry = int64(NEG)
+        base = ly0
+        while base < hi:
+            col = base + lane
+            act = col < hi
+            d = int64(NEG)
+            cn = int64(NEG)
+            if act:
+                slot = w0 + (col & mask)
+                d = int64(dd[slot])
+                cn = cc[slot] + sub[a, B[b0 + col]]     # diagonal input of column col + 1
+            up = _up1(cn, lane, sh)
+            c = carry if lane == 0 else up
+            carry = _bcast(cn, WARP - 1, lane, sh)
+            pr, gap, v, ij, bj = _chunk(lane, sh, col, act, c, d, i, best, Y, E, OE)
+            before = _exclmax(0 if pr else 1, 0, lane, sh)    # any unpruned lane before?
+            ld = pr and lead and before == 0
+            link = 0
+            if act:
+                slot = w0 + (col & mask)
+                if pr:
+                    if not ld:
+                        cc[slot] = NEG
+                        dd[slot] = NEG
+                    ia = ij if ld else int64(NEG)
+                elif gap:
+                    if d >= ij:
+                        link = FROM_D | I_EXT | D_EXT
+                    else:
+                        link = FROM_I | I_EXT | D_EXT
+                    cc[slot] = v
+                    dd[slot] = d - E
+                    ia = ij - E
+                else:
+                    c_open = c - OE
+                    de = d - E
+                    ie = ij - E
+                    link = FROM_C
+                    if c_open > de:
+                        dd[slot] = c_open
+                    else:
+                        dd[slot] = de
+                        link = D_EXT
+                    if c_open > ie:
+                        ia = c_open
+                    else:
+                        ia = ie
+                        link |= I_EXT
+                    cc[slot] = c
+                if row < EAGER and col < EAGER:
+                    tbe[t0 + row * EAGER + col] = link
+            else:
+                ia = ij
+            i = _bcast(ia, WARP - 1, lane, sh)
+            live = act and not pr
+            dgl = live and not gap
+            ev = _allmax(col if (dgl and c >= bj) else -1, lane, sh)
+            if ev >= 0:
+                end_col = ev
+            top = _allmax(c if dgl else -BIG, lane, sh)
+            if top > best:
+                best = top
+            npc = _allmax(col if live else -1, lane, sh)
+            if npc >= 0:
+                np_col = npc
+            nld = _allmax(lane + 1 if ld else 0, lane, sh)
+            LY += nld
+            if nld < WARP:
+                lead = False
+            base += WARP
+        if hi > ly0:
+            cells += hi - ly0
+            used += hi - ly0
+        if end_col >= 0:
+            end1 = row
+            end2 = end_col
+        last_row = row
+        if LY >= RY:
+            break
+        if RY > np_col + 1:
+            RY = np_col + 1
+        else:
+            # prolong the row with insertions for the overhang of the row above
+            nprol = 0
+            if i >= best - Y and RY <= N:
+                room = N - RY + 1
+                if E > 0:
+                    nprol = (i - (best - Y)) // E + 1
+                    if nprol > room:
+                        nprol = room
+                else:
+                    nprol = room
+            for t in range(lane, nprol, WARP):
+                col = RY + t
+                v = i - t * E
+                slot = w0 + (col & mask)
+                cc[slot] = v
+                dd[slot] = v - OE
+                if row < EAGER and col < EAGER:
+                    tbe[t0 + row * EAGER + col] = FROM_I
+            i -= nprol * E
+            used += nprol
+            RY += nprol
+        if RY <= N:
+            if lane == 0:
+                slot = w0 + (RY & mask)
+                cc[slot] = NEG
+                dd[slot] = NEG
+            RY += 1
+        if row < rc and lane == 0:
+            rows[r0 + 2 * row + 1] = RY
+        if RY > max_ry:
+            max_ry = RY
+        _sync()
+        row += 1
+    _sync()
+    if lane == 0:
+        out[k, O_STATUS] = status
+        out[k, O_SCORE] = best
+        out[k, O_END_R] = end1
+        out[k, O_END_C] = end2
+        out[k, O_CELLS] = cells
+        out[k, O_LAST_ROW] = last_row
+        out[k, O_MAX_RY] = max_ry
+        out[k, O_NOPS] = -1
+        if status == 0 and end1 < EAGER and end2 < EAGER:
+            out[k, O_NOPS] = _trace_dense(tbe, t0, EAGER, end1, end2, eops, k * EAGER_OPS)
+
+
+@cuda.jit
+def _inspect_warp_kernel(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
+                         cc, dd, width, tbe, eops, rows, roff, rcap, out):
+    sh_all = cuda.shared.array((WARPS_PER_BLOCK, 2, WARP), int64)
+    tid = cuda.threadIdx.x
+    lane = tid % WARP
+    wid = tid // WARP
+    k = cuda.blockIdx.x * WARPS_PER_BLOCK + wid
+    if k < rev.shape[0]:
+        _warp_side(k, lane, sh_all[wid], Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y,
+                   tb_cells, cc, dd, width, tbe, eops, rows, roff, rcap, out)
+
+
+def inspect_warp_gpu(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
+                     cc, dd, width, tbe, eops, rows, roff, rcap, out, stream=0):
+    """``extension.inspect_cpu`` on the device, one warp per extension.
+
+    ``width`` must be a power of two; ``trim`` must be true (LASTZ's default).
+    """
+    n = rev.shape[0]
+    if n == 0:
+        return
+    if width & (width - 1):
+        raise ValueError("the warp inspector needs a power-of-two work width")
+    if not trim:
+        raise ValueError("the warp inspector implements LASTZ's default trimming only")
+    nb = (n + WARPS_PER_BLOCK - 1) // WARPS_PER_BLOCK
+    _inspect_warp_kernel[nb, WARP * WARPS_PER_BLOCK, stream](
+        Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells, cc, dd, width,
+        tbe, eops, rows, roff, rcap, out)
+
+
+__all__ = ["inspect_warp_gpu", "WARPS_PER_BLOCK", "SHARED"]

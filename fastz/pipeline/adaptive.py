@@ -1,0 +1,78 @@
+"""Adaptive HSP threshold (``--hspthresh=top<n>`` / ``top<p>%``, ``K=top...``).
+
+Mirrors the adaptive branch of LASTZ ``lastz.c`` ``main`` (``collectHspsFromBoth``):
+for each query, every gap-free extension of both strands goes into one table that keeps
+only the best-scoring HSPs covering ``n`` target bases (``p`` percent of the target
+length); the table is then split by strand, the minus strand is finished (and printed)
+first, then the plus strand.  Unless ``--gappedthresh`` is a plain score, the gapped
+threshold becomes the lowest score left in either strand's table (``finish_one_strand``'s
+``lowAnchorScore``).  The table itself is ``fastz.kernels.segtable``.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+from ..kernels import segtable as kst
+from ..records import HSP_DTYPE, StrandResult
+from .filtering import _strand_length, find_hsps
+
+#: no score threshold: every x-drop extension is collected
+_NO_THRESHOLD = -(1 << 62)
+
+
+def coverage_limit(top: str, target_len: int) -> int:
+    """LASTZ ``resolve_score_thresh``: ``top<n>`` -> n, ``top<p>%`` -> p% of the target."""
+    body = top[3:]
+    if body.endswith("%"):
+        p = float(body[:-1]) / 100.0
+        return int(p * target_len + 0.5) & 0xFFFFFFFF
+    return int(body)
+
+
+def _as_hsps(seg: np.ndarray, state: np.ndarray) -> np.ndarray:
+    n = int(state[kst.S_LEN])
+    out = np.empty(n, HSP_DTYPE)
+    out["pos1"] = seg[:n, kst.F_POS1]
+    out["pos2"] = seg[:n, kst.F_POS2]
+    out["length"] = seg[:n, kst.F_LEN]
+    out["score"] = seg[:n, kst.F_SCORE]
+    return out
+
+
+def adaptive_results(aligner) -> Iterator[StrandResult]:
+    """Every query strand's result, in LASTZ's order for adaptive thresholds."""
+    from ..io.sequences import iter_queries, reverse_complement_sequence
+    from . import _strands
+
+    o = aligner.opts
+    target = aligner.target
+    limit = coverage_limit(o.hspthresh_top, _strand_length(target.chars))
+    fixed_gapped = o.gappedthresh_top is None
+    t = np.ascontiguousarray(target.chars, np.uint8)
+    for query in iter_queries(o.query, o):
+        strands = _strands(o)
+        bufs = {s: (query if s == "+" else reverse_complement_sequence(query)) for s in strands}
+        # LASTZ's segment id is the query's reverse-complement flags (0 or 3)
+        sid = {"+": 3 if query.revcomp else 0, "-": 0 if query.revcomp else 3}
+        seg, state = kst.new_table()
+        for s in strands:
+            q = np.ascontiguousarray(bufs[s].chars, np.uint8)
+            raw = find_hsps(aligner.index, t, q, o.seed, o.transition, aligner.scores.masked,
+                            o.xdrop, _NO_THRESHOLD, False, gfextend=True, gapped=o.gapped,
+                            stats=aligner.stats)
+            rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
+            seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
+                                       sid[s], bool(o.entropy))
+        if len(strands) == 2:
+            other, ostate = kst.split_table(seg, state, sid["-"])
+            tables = [("-", seg, state), ("+", other, ostate)]
+            low = min(int(state[kst.S_LOW]), int(ostate[kst.S_LOW]))
+        else:
+            # the second table exists but stays empty: its low score is the worst possible
+            tables = [(strands[0], seg, state)]
+            low = min(int(state[kst.S_LOW]), kst.WORST_POSSIBLE)
+        for s, tseg, tstate in tables:
+            yield aligner.strand(bufs[s], s, hsps=_as_hsps(tseg, tstate),
+                                 gappedthresh=None if fixed_gapped else low)

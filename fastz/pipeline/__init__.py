@@ -202,6 +202,7 @@ def run(opts: Options) -> int:
     """Align as ``lastz`` would with the same options; returns the exit code."""
     from ..io.formats import make_writer
     from .gapped import report_truncations
+    from .report import Progress
 
     aligner = Aligner(opts)
     o = aligner.opts
@@ -211,11 +212,17 @@ def run(opts: Options) -> int:
     with _output(o.output) as out:
         writer = make_writer(o, aligner.scores, aligner.target, _query_filename(o), out)
         writer.header()
-        if first is not None:
-            for res in itertools.chain([first], results):
-                if "truncations" in res.stats:
-                    report_truncations(res.stats.pop("truncations"))
-                writer.write(res)
+        progress = Progress(not o.quiet)
+        try:
+            if first is not None:
+                for res in itertools.chain([first], results):
+                    if "truncations" in res.stats:
+                        report_truncations(res.stats.pop("truncations"))
+                    writer.write(res)
+                    progress.update(res.query.name, res.strand, len(res.query),
+                                    len(res.alignments))
+        finally:
+            progress.close()
         writer.footer()
     if o.stats:
         from .report import write_stats

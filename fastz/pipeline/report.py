@@ -42,3 +42,46 @@ def write_stats(stats: dict, dest: str) -> None:
     else:
         with open(dest, "w") as f:
             f.write(text)
+
+
+class Progress:
+    """A one-line progress display on stderr for runs longer than a few seconds.
+
+    Shown only when stderr is a terminal and --quiet is not given; it counts query
+    strands and bases written, and is erased when the run ends.
+    """
+
+    DELAY = 3.0        # seconds before the line first appears
+    EVERY = 0.5        # seconds between updates
+
+    def __init__(self, enabled: bool):
+        import time
+        self._clock = time.monotonic
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = self._clock()
+        self.last = 0.0
+        self.strands = 0
+        self.bases = 0
+        self.alignments = 0
+        self.shown = False
+
+    def update(self, name: str, strand: str, length: int, alignments: int) -> None:
+        self.strands += 1
+        self.bases += length if strand == "+" else 0
+        self.alignments += alignments
+        if not self.enabled:
+            return
+        now = self._clock()
+        if now - self.start < self.DELAY or now - self.last < self.EVERY:
+            return
+        self.last = now
+        self.shown = True
+        text = (f"fastz: {self.strands} query strands ({self.bases:,} bp), "
+                f"{self.alignments:,} alignments, {now - self.start:.0f} s; last {name} {strand}")
+        sys.stderr.write("\r" + text[:150].ljust(150))
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * 150 + "\r")
+            sys.stderr.flush()

@@ -60,8 +60,6 @@ def _strands(opts: Options) -> list[str]:
 def _refuse_unsupported(opts: Options) -> None:
     """Features LASTZ has that fastz does not implement yet: say so, never ignore them."""
     missing = []
-    if opts.masking:
-        missing.append("--masking")
     if getattr(opts, "anchors_file", None):
         missing.append("--anchors")
     if getattr(opts, "twins_max", None) is not None:
@@ -72,8 +70,6 @@ def _refuse_unsupported(opts: Options) -> None:
         missing.append("--filter (seed filter)")
     if getattr(opts, "exact", None) is not None or getattr(opts, "mismatch", None) is not None:
         missing.append("--exact/--mismatch")
-    if opts.self_compare:
-        missing.append("--self")
     if missing:
         raise OptionsError(f"not yet supported by fastz: {', '.join(missing)}")
 
@@ -91,12 +87,20 @@ class Aligner:
         self.opts.validate()
         _refuse_unsupported(self.opts)
         self.target = load_target(self.opts.target, self.opts)
+        if self.opts.self_compare and self.target.partitions is not None:
+            raise OptionsError("not yet supported by fastz: --self with multiple sequences")
+        if self.opts.hspthresh_top or self.opts.gappedthresh_top:
+            # top<p>% thresholds become base counts once the target length is known
+            from .adaptive import resolve_thresholds
+            self.opts = resolve_thresholds(self.opts, self.target)
         self.index = None
         if self.opts.segments_file is None:
             self.index = build_index(self.target.chars, self.opts.seed, self.opts.step,
                                      word=self.opts.word)
         self.segments = None
         self.stats: dict = {}
+        from .masking import census_for
+        self.census = census_for(self.opts, self.target)    # --masking / --census (issue 6)
         # FastZ's inspector/executor pays when most extensions are short (seed-hit
         # anchors); HSP anchors in homologous regions give long ones (measured in
         # docs/benchmarks.md), where one pass with a full traceback is cheaper.
@@ -127,7 +131,14 @@ class Aligner:
         else:
             hsps = find_hsps(self.index, self.target.chars, query.chars, o.seed, o.transition,
                              self.scores.masked, o.xdrop, o.hspthresh, o.entropy,
-                             gfextend=o.gfextend, gapped=o.gapped, stats=self.stats)
+                             gfextend=o.gfextend, gapped=o.gapped, stats=self.stats,
+                             self_strand=strand if o.self_compare else None)
+        mirror = o.self_compare and o.mirror is not False      # --self (issue 6)
+        if mirror and not o.gapped:
+            from .filtering import _strand_length
+            from .mirror import mirror_hsps
+            hsps = mirror_hsps(hsps, _strand_length(self.target.chars),
+                               _strand_length(query.chars), strand == "+")
         t1 = time.perf_counter()
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + t1 - t0
         if o.chain:
@@ -155,14 +166,36 @@ class Aligner:
             alns, inner_trunc = interpolate(alns, self.target, query, o, self.scores, threads)
             if inner_trunc is not None:
                 trunc = inner_trunc if trunc is None else np.concatenate([trunc, inner_trunc])
+        if mirror and o.gapped:
+            from .mirror import mirror_alignments
+            alns = mirror_alignments(alns, self.target, query, strand == "+", self.scores)
         self.stats["time_gapped"] = self.stats.get("time_gapped", 0.0) + time.perf_counter() - t1
         res = StrandResult(query, strand, alns)
         if trunc is not None and trunc.shape[0]:
             res.stats["truncations"] = trunc
         return res
 
+    # below this many target x query bases (seed-hit anchors excepted) a run takes
+    # well under a second: not worth forking workers for
+    SMALL_WORK = 2e9
+
+    def _small(self, units) -> bool:
+        if not self.opts.gfextend:
+            return False
+        qbases = sum(len(buf) for buf, strand in units if strand == units[0][1])
+        return qbases * len(self.target) < self.SMALL_WORK
+
     def results(self) -> Iterator[StrandResult]:
         """Every query strand, in LASTZ's order (query 1 +, query 1 -, query 2 +, ...)."""
+        if self.census is not None:
+            # dynamic masking changes the target between strands: strictly in order
+            from .masking import masked_results
+            self.opts = replace(self.opts, workers=1)
+            yield from masked_results(self, self._results())
+        else:
+            yield from self._results()
+
+    def _results(self) -> Iterator[StrandResult]:
         from ..io.sequences import iter_queries, reverse_complement_sequence
 
         from .parallel import parallel_results, resolve_workers
@@ -183,12 +216,27 @@ class Aligner:
             from .adaptive import adaptive_results
             yield from adaptive_results(self)
         elif workers > 1:
-            yield from parallel_results(self, units(), workers)
+            ahead, rest = _peek(units(), workers + 1)
+            if rest is None and self._small(ahead):
+                # the whole input is tiny: starting worker processes costs more
+                # than the alignment itself
+                for buf, strand in ahead:
+                    yield self.strand(buf, strand)
+            else:
+                yield from parallel_results(
+                    self, itertools.chain(ahead, rest or ()), workers)
         else:
             for buf, strand in units():
                 yield self.strand(buf, strand)
         if self.segments is not None:
             self.segments.finish()
+
+
+def _peek(it, n):
+    """(first n items, the rest of the iterator or None if it ended within n)."""
+    it = iter(it)
+    ahead = list(itertools.islice(it, n))
+    return ahead, (it if len(ahead) == n else None)
 
 
 def _query_filename(opts: Options) -> str:
@@ -223,6 +271,9 @@ def run(opts: Options) -> int:
                                     len(res.alignments))
         finally:
             progress.close()
+        if aligner.census is not None:
+            from .masking import write_census
+            write_census(aligner.census, writer)
         writer.footer()
     if o.stats:
         from .report import write_stats

@@ -1,5 +1,5 @@
 """Command line: ``fastz TARGET [QUERY] [LASTZ options]`` (drop-in), ``fastz align ...``,
-``fastz compare A B``.
+``fastz compare A B``, ``fastz dotplot FILE.rdotplot -o plot.png``.
 
 The ``align`` words are handed untouched to ``fastz.lastz_args.parse_lastz_argv``, so
 every LASTZ spelling works (``--opt=value`` and BLASTZ shortcuts such as ``K=3000``).
@@ -191,7 +191,7 @@ def version_text() -> str:
 
 # --- Commands -------------------------------------------------------------------------
 
-_TOP_LEVEL = {"align", "compare"}
+_TOP_LEVEL = {"align", "compare", "dotplot"}
 
 
 class _FastzGroup(click.Group):
@@ -250,6 +250,20 @@ def compare_cmd(a, b, fmt):
     from .compare import main as compare_main
     code = compare_main(a, b) if fmt is None else compare_main(a, b, fmt)
     return 0 if code is None else int(code)
+
+
+@cli.command("dotplot", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("alignments", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+              help="image to write (PNG; other suffixes as matplotlib knows them)")
+@click.option("--title", default=None, help="plot title (default: the segment count)")
+@click.option("--size", default=8.0, show_default=True, help="width and height in inches")
+@click.option("--dpi", default=100, show_default=True, help="dots per inch")
+def dotplot_cmd(alignments, output, title, size, dpi):
+    """Draw a dot plot of ALIGNMENTS (fastz/lastz --format=rdotplot output)."""
+    from .io.dotplot import draw_dotplot, read_rdotplot
+    draw_dotplot(read_rdotplot(alignments), output, title=title, size=size, dpi=dpi)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,7 +45,8 @@ from .alignview import AlnView, SeqInfo, degapify, views
 class FormatSpec:
     """What ``--format=<name>`` selects (LASTZ's outputFormat + outputInfo + flags)."""
 
-    family: str                   # lav | axt | maf | sam | cigar | genpaf | text | diffs | none
+    family: str                   # lav | axt | maf | sam | cigar | genpaf | text | diffs | gfa
+                                  # | none
     variant: str = ""             # family-specific: lav: "", "+", "text", "score";
                                   # axt: "", "+", "size2"; maf: "", "+", "-";
                                   # sam: "hard", "soft"; genpaf: general | nohdr | namehdr |
@@ -116,6 +117,8 @@ def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatS
         "ztext": FormatSpec("text", "ztext", comments="plain"),
         "zerotext": FormatSpec("text", "ztext", comments="plain"),
         "none": FormatSpec("none"),
+        "gfa": FormatSpec("gfa"),
+        "gfanoscore": FormatSpec("gfa", "noscore"),
     }
     for name in ("diff", "diffs", "difference", "differences"):
         simple[name] = FormatSpec("diffs", "blocks")
@@ -132,7 +135,7 @@ def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatS
             if not rest:
                 raise OptionsError(f"empty keys string for --format={prefix}")
             return FormatSpec("genpaf", variant, keys=parse_keys(rest), degapify=degap)
-    if low in ("gfa", "gfanoscore", "comp", "istats", "infstats", "identity", "deseed") \
+    if low in ("comp", "istats", "infstats", "identity", "deseed") \
             or low.startswith(("istats(", "infstats(")):
         raise OptionsError(f"--format={spec} is not supported by fastz")
     raise OptionsError(f"can't understand \"--format={spec}\"")
@@ -197,7 +200,13 @@ def drops(opts: Options, scores: ScoreSet) -> tuple[int, int]:
 def seed_string(opts: Options) -> str:
     """The ``seed=...`` comment LASTZ prints after the job header."""
     trans = {0: "", 1: " w/transition"}.get(int(opts.transition), " w/2 transitions")
-    return f"seed={opts.seed}{trans}"
+    # overweight seeds show their demoted positions (LASTZ seed_pattern)
+    from ..options import seed_display
+    try:
+        shown = seed_display(opts.seed, int(opts.word))
+    except Exception:                     # not a pattern seed_display knows: as given
+        shown = opts.seed
+    return f"seed={shown}{trans}"
 
 
 # --- The writer ------------------------------------------------------------------------
@@ -218,6 +227,7 @@ class Writer:
         self.args = opts.args or ""
         self.tinfo = SeqInfo(target, bool(target.revcomp), "seq1")
         self.census_intervals: list[tuple[int, int]] | None = None
+        self.census_text: str | None = None  # --census: LAV Census stanza body (lines)
         self.side: Writer | None = None      # --rdotplot=FILE: a second, dot-plot writer
 
     # --- public interface ---
@@ -300,6 +310,7 @@ def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filenam
                 out: TextIO) -> Writer:
     """The writer for ``opts.format`` (and ``opts.format_fields``)."""
     from .general import GeneralWriter
+    from .gfa import GfaWriter
     from .lav import LavWriter
     from .samcigar import CigarWriter, SamWriter
     from .textformats import AxtWriter, DiffsWriter, MafWriter, TextWriter
@@ -310,7 +321,7 @@ def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filenam
                                                                  False)))
     cls = {"lav": LavWriter, "axt": AxtWriter, "maf": MafWriter, "sam": SamWriter,
            "cigar": CigarWriter, "genpaf": GeneralWriter, "text": TextWriter,
-           "diffs": DiffsWriter, "none": NoneWriter}[spec.family]
+           "diffs": DiffsWriter, "none": NoneWriter, "gfa": GfaWriter}[spec.family]
     writer = cls(opts, scores, target, query_filename, out, spec)
     dotplot = getattr(opts, "rdotplot", None)
     if dotplot:

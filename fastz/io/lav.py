@@ -51,7 +51,7 @@ class LavWriter(Writer):
         lines = ["#:lav", "d {", f'  "{self.program} {tname} {qname} {self.args}']
         lines += score_matrix_lines(self.scores, with_extras=False)
         last = (f"  O = {self.scores.gap_open}, E = {self.scores.gap_extend}, K = {k}, "
-                f"L = {l_}, M = {int(o.masking)}")
+                f"L = {l_}, M = {int(o.masking) & 0xFF}")
         if self.spec.variant == "+":
             x, y = drops(o, self.scores)
             last += f", X = {x}, Y = {y}"
@@ -104,5 +104,8 @@ class LavWriter(Writer):
         lines = ["m {"]
         intervals = self.census_intervals or []
         lines += [f"  x {b} {e}" for b, e in intervals]
-        lines += [f"  n {len(intervals)}", "}", "#:eof"]
+        lines += [f"  n {len(intervals)}", "}"]
         self.out.write("\n".join(lines) + "\n")
+        if self.census_text is not None:
+            self.out.write("Census {\n" + self.census_text + "}\n")
+        self.out.write("#:eof\n")

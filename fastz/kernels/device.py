@@ -23,6 +23,11 @@ def simulated() -> bool:
     return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
 
+def twin() -> bool:
+    """True when FASTZ_GPU_ENGINE=twin: the GPU path runs its kernels' CPU twins."""
+    return os.environ.get("FASTZ_GPU_ENGINE", "") == "twin"
+
+
 def probe() -> tuple[bool, str]:
     """(usable, why): can the GPU backend run here?  Cached after the first call.
 
@@ -31,6 +36,12 @@ def probe() -> tuple[bool, str]:
     """
     global _PROBE
     if _PROBE is not None:
+        return _PROBE
+    if twin():
+        _PROBE = (True, "CPU twins of the GPU kernels (FASTZ_GPU_ENGINE=twin)")
+        return _PROBE
+    if not simulated() and not _driver_present():
+        _PROBE = (False, "no NVIDIA driver (libcuda) found")
         return _PROBE
     try:
         from numba import cuda
@@ -66,6 +77,15 @@ def probe() -> tuple[bool, str]:
     return _PROBE
 
 
+def _driver_present() -> bool:
+    """Cheap check before importing numba.cuda (which costs about half a second)."""
+    import ctypes.util
+    import glob
+    if glob.glob("/dev/nvidia*") or os.environ.get("NUMBA_CUDA_DRIVER"):
+        return True
+    return ctypes.util.find_library("cuda") is not None
+
+
 def reset_probe() -> None:
     """Forget the cached probe (tests monkeypatch the environment)."""
     global _PROBE
@@ -86,9 +106,9 @@ def select_backend(name: str, quiet: bool = False) -> str:
         if not ok:
             raise BackendUnavailable(f"--backend=gpu: no usable GPU ({why})")
         return "gpu"
-    if ok and not simulated():
+    if ok and not simulated() and not twin():
         return "gpu"
-    if not quiet and not simulated():
+    if not quiet and not simulated() and not twin():
         sys.stderr.write(f"fastz: using the CPU backend ({why})\n")
     return "cpu"
 
@@ -158,5 +178,5 @@ def device_errors():
         raise
 
 
-__all__ = ["simulated", "probe", "select_backend", "xp", "to_device", "to_host", "blocks",
+__all__ = ["simulated", "twin", "probe", "select_backend", "xp", "to_device", "to_host", "blocks",
            "streams", "synchronize", "device_errors", "reset_probe"]

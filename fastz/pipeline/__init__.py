@@ -106,6 +106,8 @@ class Aligner:
         # docs/benchmarks.md), where one pass with a full traceback is cheaper.
         self.two_pass = (self.opts.dp == "split"
                          or (self.opts.dp == "auto" and not self.opts.gfextend))
+        from ..kernels.device import select_backend
+        self.backend = select_backend(self.opts.backend, self.opts.quiet)
 
     def strand(self, query: Sequence, strand: str, threads: int = 1, hsps=None,
                gappedthresh: int | None = None) -> StrandResult:
@@ -157,7 +159,7 @@ class Aligner:
                                  allgappedbounds=o.allgappedbounds,
                                  traceback_bytes=o.traceback_bytes,
                                  two_pass=self.two_pass, threads=threads,
-                                 stats=self.stats)
+                                 stats=self.stats, backend=self.backend)
         alns = filter_alignments(alns, self.target, query, o)
         if o.gapped and o.inner > 0:
             # --inner / H= (issue 6): interpolate between the strand's alignments
@@ -205,7 +207,7 @@ class Aligner:
                 for strand in _strands(self.opts):
                     yield (query if strand == "+" else reverse_complement_sequence(query)), strand
 
-        workers = resolve_workers(self.opts.workers)
+        workers = resolve_workers(self.opts.workers) if self.backend == "cpu" else 1
         if self.opts.segments_file is not None:
             # anchors are read from one file in order: a single sequential reader
             from .anchors import SegmentsReader

@@ -76,3 +76,17 @@ def adaptive_results(aligner) -> Iterator[StrandResult]:
         for s, tseg, tstate in tables:
             yield aligner.strand(bufs[s], s, hsps=_as_hsps(tseg, tstate),
                                  gappedthresh=None if fixed_gapped else low)
+
+
+def resolve_thresholds(opts, target):
+    """Options with ``top<p>%`` thresholds turned into ``top<count>`` (LASTZ
+    ``resolve_score_thresh``, applied before any header is printed)."""
+    from dataclasses import replace
+
+    n = _strand_length(target.chars)
+    changes = {}
+    for name in ("hspthresh_top", "gappedthresh_top"):
+        top = getattr(opts, name)
+        if top is not None and top.endswith("%"):
+            changes[name] = f"top{coverage_limit(top, n)}"
+    return replace(opts, **changes) if changes else opts

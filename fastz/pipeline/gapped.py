@@ -135,7 +135,8 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
                   scores: ScoreSet, ydrop: int, gappedthresh: int, *, trim: bool = True,
                   notrivial: bool = False, allgappedbounds: bool = False,
                   traceback_bytes: int = 83_886_080, two_pass: bool = False,
-                  threads: int = 1, stats: dict | None = None) -> tuple[Alignments, np.ndarray]:
+                  threads: int = 1, stats: dict | None = None,
+                  backend: str = "cpu") -> tuple[Alignments, np.ndarray]:
     """Gapped alignments of one query strand, in LASTZ's output order.
 
     ``anchors`` is an ANCHOR_DTYPE array already sorted in LASTZ's processing order.
@@ -152,7 +153,10 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     args = (target.chars, query.chars, a1, a2, lo1, hi1, lo2, hi2, scores.sub,
             scores.gap_open, scores.gap_extend, ydrop, trim, tb_cells, gappedthresh,
             allgappedbounds, trivial, two_pass)
-    if threads > 1 and a1.shape[0] > 1:
+    if backend in ("gpu", "twin"):
+        from .gpu import extend_anchors_gpu
+        order, al, ops, st, trunc = extend_anchors_gpu(*args, engine=backend, stats=stats)
+    elif threads > 1 and a1.shape[0] > 1:
         from .speculate import extend_anchors_parallel
         order, al, ops, st, trunc = extend_anchors_parallel(*args, threads)
     else:

@@ -23,9 +23,11 @@ sizes and coverage on the original records.  What is left here:
   relative to the loaded subrange and are shifted back; LAV ``s``/``h`` stanzas and the
   ``d`` stanza's command line are rebuilt as a whole-genome run would print them.  AXT
   blocks are renumbered from 0.
-* **border report**: an owned alignment that ends within ``BORDER_SLACK`` bases of an
-  inner chunk border may have been cut there (overlap shorter than the alignment, or
-  than the reach of what bounded it in a whole run); these are counted and listed.
+* **suspects**: a kept alignment that ends within ``BORDER_SLACK`` bases of an inner
+  chunk border may have been cut there; one that another chunk pair holding its whole
+  region did not report identically was computed differently by the two (one of them
+  saw a neighbour cut off).  Both are counted and listed in the report: a merge with
+  suspects may differ from a whole-genome run (raise the overlap).
 
 ``merge`` is pure (text in, text out) so tests can compare a merged result with one
 whole-genome run merged through the same code (``Side.whole``).
@@ -72,8 +74,14 @@ class Side:
     pieces: dict[str, dict[int, Piece]]
     by_name: dict[str, int] = field(init=False)
 
+    spans: dict[int, list[tuple[str, Piece]]] = field(init=False)
+
     def __post_init__(self):
         self.by_name = {r["name"]: r["index"] for r in self.records}
+        self.spans = {}
+        for chunk, by_rec in self.pieces.items():
+            for rec, piece in by_rec.items():
+                self.spans.setdefault(rec, []).append((chunk, piece))
 
     @classmethod
     def from_dir(cls, chunk_dir: str, path: str) -> "Side":
@@ -356,44 +364,49 @@ def _near_border(p: Piece, length: int, lo: int, hi: int) -> bool:
 
 @dataclass
 class Report:
+    """What the merge saw; ``suspects`` are kept alignments that may differ from a
+    whole-genome run's (see the module docstring)."""
+
     pairs: int = 0
     read: int = 0
     kept: int = 0
-    border: list[str] = field(default_factory=list)
+    suspects: list[str] = field(default_factory=list)
 
     def text(self) -> str:
         out = [f"chunk pairs: {self.pairs}", f"alignments read: {self.read}",
                f"kept (owned by their chunk pair): {self.kept}",
                f"dropped (duplicates from overlaps): {self.read - self.kept}",
-               f"kept alignments within {BORDER_SLACK} bp of an inner chunk border: "
-               f"{len(self.border)}"]
-        if self.border:
-            out.append("  (these may be cut by the border: raise chunk_overlap above twice "
-                       "their length; see docs/workflow.md)")
-            out += ["  " + b for b in self.border[:50]]
+               f"suspects (cut by a chunk border, or not reproduced by another chunk "
+               f"pair that holds them): {len(self.suspects)}"]
+        if self.suspects:
+            out.append("  the merged output may differ from one whole-genome run here; "
+                       "raise chunk_overlap (docs/workflow.md, 'Merge rule')")
+            out += ["  " + b for b in self.suspects[:50]]
+            if len(self.suspects) > 50:
+                out.append(f"  ... and {len(self.suspects) - 50} more")
         return "\n".join(out) + "\n"
 
 
-def _lav_d_line(head: list[str], target: Side, query: Side) -> list[str]:
-    """The d stanza with the whole-genome command line (program, files, options)."""
-    out = list(head)
-    for k, ln in enumerate(out):
-        if ln.startswith('  "'):
-            parts = ln[3:].split(" ", 3)
-            if len(parts) == 4:
-                out[k] = f'  "{parts[0]} {target.path} {query.path} {parts[3]}'
-            break
-    return out
+def _holders(side: Side, rec: int, lo: int, hi: int) -> list[str]:
+    """Chunks whose piece of ``rec`` contains ``[lo, hi)``."""
+    return [c for c, p in side.spans[rec] if p.start <= lo and hi <= p.end]
 
 
 def merge(fmt: str, target: Side, query: Side, outputs: Iterable[tuple[str, str, str]],
           out: TextIO, report: Report | None = None) -> Report:
-    """Merge chunk outputs ``(target chunk, query chunk, text)`` into ``out``."""
+    """Merge chunk outputs ``(target chunk, query chunk, text)`` into ``out``.
+
+    Besides ownership, every alignment read is remembered (by a hash of its lifted
+    text) with the chunk pairs that produced it, so each kept alignment can be checked
+    against every other chunk pair that holds its whole region: those ran the same
+    LASTZ computation there, and a disagreement means some chunk saw a cut neighbour.
+    """
     fam = family(fmt)
     parse = PARSERS[fam]
     report = report or Report()
     head = tail = None
     kept: list[Aln] = []
+    seen: dict[int, set] = {}
     for pair_ix, (tc, qc, text) in enumerate(outputs):
         h, alns, t = parse(text, fmt, target, query)
         if head is None:
@@ -402,6 +415,8 @@ def merge(fmt: str, target: Side, query: Side, outputs: Iterable[tuple[str, str,
         report.read += len(alns)
         tp, qp = target.pieces[tc], query.pieces[qc]
         for k, a in enumerate(alns):
+            key = hash((a.trec, a.qrec, a.strand, a.text))
+            seen.setdefault(key, set()).add((tc, qc))
             try:
                 tpiece, qpiece = tp[a.trec], qp[a.qrec]
             except KeyError:
@@ -409,21 +424,26 @@ def merge(fmt: str, target: Side, query: Side, outputs: Iterable[tuple[str, str,
                                  "outside the chunk") from None
             if not (_owned(tpiece, a.t_lo, a.t_hi) and _owned(qpiece, a.q_lo, a.q_hi)):
                 continue
+            a.order = (pair_ix, k, key, tc, qc)
             if _near_border(tpiece, target.length(a.trec), a.t_lo, a.t_hi) or \
                     _near_border(qpiece, query.length(a.qrec), a.q_lo, a.q_hi):
-                report.border.append(
-                    f"{tc} x {qc}: {target.records[a.trec]['name']}:{a.t_lo}-{a.t_hi} "
-                    f"{query.records[a.qrec]['name']}:{a.q_lo}-{a.q_hi} "
-                    f"{'+-'[a.strand]}")
-            a.order = (pair_ix, k)
+                report.suspects.append(f"{_where(a, target, query)} from {tc} x {qc} "
+                                       "ends at a chunk border")
             kept.append(a)
+    for a in kept:
+        _, _, key, tc, qc = a.order
+        for t2 in _holders(target, a.trec, a.t_lo, a.t_hi):
+            for q2 in _holders(query, a.qrec, a.q_lo, a.q_hi):
+                if (t2, q2) not in seen[key]:
+                    report.suspects.append(f"{_where(a, target, query)} from {tc} x {qc} "
+                                           f"is not in {t2} x {q2}")
     report.kept += len(kept)
     head, tail = head or [], tail or []
     if fam == "lav":
         _write_lav(kept, head, tail, target, query, out)
     else:
         kept.sort(key=lambda a: (a.qrec, a.strand, a.trec, a.t_lo, a.q_lo, a.t_hi, a.q_hi,
-                                 a.order))
+                                 a.order[:2]))
         out.write("".join(head))
         for n, a in enumerate(kept):
             out.write(f"{n}{a.text[1:]}" if fam == "axt" else a.text)
@@ -431,8 +451,14 @@ def merge(fmt: str, target: Side, query: Side, outputs: Iterable[tuple[str, str,
     return report
 
 
+def _where(a: Aln, target: Side, query: Side) -> str:
+    return (f"{target.records[a.trec]['name']}:{a.t_lo}-{a.t_hi} x "
+            f"{query.records[a.qrec]['name']}:{a.q_lo}-{a.q_hi} {'+-'[a.strand]}")
+
+
 def _write_lav(kept: list[Aln], head, tail, target: Side, query: Side, out: TextIO) -> None:
-    kept.sort(key=lambda a: (a.trec, a.qrec, a.strand, a.t_lo, a.q_lo, a.t_hi, a.q_hi, a.order))
+    kept.sort(key=lambda a: (a.trec, a.qrec, a.strand, a.t_lo, a.q_lo, a.t_hi, a.q_hi,
+                             a.order[:2]))
     if not head:
         return
     out.write("".join(_lav_d_line(head, target, query)))

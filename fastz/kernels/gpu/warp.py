@@ -52,82 +52,94 @@ _side_tail = _gpu.side_tail
 _trace_dense = _gpu.trace_dense
 
 
-# --- lane exchange: shared-memory versions (simulator) --------------------------------
+# --- lane exchange ----------------------------------------------------------------------
+# Every helper takes the warp's shared scratch ``sh`` (NSLOT x 5 x 32 int64) and a
+# slot; the shared-memory versions write, pass ONE barrier and read, so two
+# consecutive exchanges must use different slots (then a slot is never rewritten
+# before every lane has read it).  The shuffle versions ignore sh and slot.
+
+NSLOT = 3
+
 
 @cuda.jit(device=True)
-def _sh_put(sh, lane, x):
+def _sh_nbr(x, lane, sh, s):
+    """(x of lane - 1 (own x on lane 0), x of lane 31)."""
+    sh[s, 0, lane] = x
     cuda.syncthreads()
-    sh[lane] = x
-    cuda.syncthreads()
-
-
-@cuda.jit(device=True)
-def _sh_up1(x, lane, sh):
-    _sh_put(sh[0], lane, x)
     if lane == 0:
-        return x
-    return sh[0, lane - 1]
+        return x, sh[s, 0, WARP - 1]
+    return sh[s, 0, lane - 1], sh[s, 0, WARP - 1]
 
 
 @cuda.jit(device=True)
-def _sh_bcast(x, src, lane, sh):
-    _sh_put(sh[0], lane, x)
-    return sh[0, src]
-
-
-@cuda.jit(device=True)
-def _sh_allmax(x, lane, sh):
-    _sh_put(sh[0], lane, x)
-    m = sh[0, 0]
+def _sh_allmax(x, lane, sh, s):
+    sh[s, 0, lane] = x
+    cuda.syncthreads()
+    m = sh[s, 0, 0]
     for j in range(1, WARP):
-        if sh[0, j] > m:
-            m = sh[0, j]
+        if sh[s, 0, j] > m:
+            m = sh[s, 0, j]
     return m
 
 
 @cuda.jit(device=True)
-def _sh_exclmax(x, ident, lane, sh):
-    _sh_put(sh[0], lane, x)
+def _sh_exclmax(x, ident, lane, sh, s):
+    sh[s, 0, lane] = x
+    cuda.syncthreads()
     m = ident
     for j in range(lane):
-        if sh[0, j] > m:
-            m = sh[0, j]
+        if sh[s, 0, j] > m:
+            m = sh[s, 0, j]
     return m
 
 
 @cuda.jit(device=True)
-def _sh_scan(a, m, lane, sh):
-    """Exclusive max-plus scan: the map of lanes < lane composed, as (A, M)."""
-    cuda.syncthreads()
-    sh[0, lane] = a
-    sh[1, lane] = m
+def _sh_scan(a, m, lane, sh, s):
+    """Exclusive max-plus scan: the maps of lanes < lane composed, as (A, M)."""
+    sh[s, 0, lane] = a
+    sh[s, 1, lane] = m
     cuda.syncthreads()
     A = -BIG
-    Mv = 0
+    Mv = int64(0)
     for j in range(lane):
-        t = A + sh[1, j]
-        A = sh[0, j] if sh[0, j] > t else t
-        Mv += sh[1, j]
+        t = A + sh[s, 1, j]
+        A = sh[s, 0, j] if sh[s, 0, j] > t else t
+        Mv += sh[s, 1, j]
     return A, Mv
 
 
-# --- lane exchange: warp-shuffle versions (device) -------------------------------------
+@cuda.jit(device=True)
+def _sh_tail(x, e1, e2, e3, e4, lane, sh, s):
+    """(x of lane 31, max of e1, e2, e3, e4 over the lanes)."""
+    sh[s, 0, lane] = e1
+    sh[s, 1, lane] = e2
+    sh[s, 2, lane] = e3
+    sh[s, 3, lane] = e4
+    sh[s, 4, lane] = x
+    cuda.syncthreads()
+    m1 = sh[s, 0, 0]
+    m2 = sh[s, 1, 0]
+    m3 = sh[s, 2, 0]
+    m4 = sh[s, 3, 0]
+    for j in range(1, WARP):
+        if sh[s, 0, j] > m1:
+            m1 = sh[s, 0, j]
+        if sh[s, 1, j] > m2:
+            m2 = sh[s, 1, j]
+        if sh[s, 2, j] > m3:
+            m3 = sh[s, 2, j]
+        if sh[s, 3, j] > m4:
+            m4 = sh[s, 3, j]
+    return sh[s, 4, WARP - 1], m1, m2, m3, m4
+
 
 @cuda.jit(device=True)
-def _sf_up1(x, lane, sh):
-    y = cuda.shfl_up_sync(FULL, x, 1)
-    if lane == 0:
-        return x
-    return y
+def _sh_sync():
+    cuda.syncthreads()
 
 
 @cuda.jit(device=True)
-def _sf_bcast(x, src, lane, sh):
-    return cuda.shfl_sync(FULL, x, src)
-
-
-@cuda.jit(device=True)
-def _sf_allmax(x, lane, sh):
+def _sf_allmax(x, lane, sh, s):
     d = 16
     while d > 0:
         y = cuda.shfl_xor_sync(FULL, x, d)
@@ -138,7 +150,16 @@ def _sf_allmax(x, lane, sh):
 
 
 @cuda.jit(device=True)
-def _sf_exclmax(x, ident, lane, sh):
+def _sf_nbr(x, lane, sh, s):
+    y = cuda.shfl_up_sync(FULL, x, 1)
+    z = cuda.shfl_sync(FULL, x, WARP - 1)
+    if lane == 0:
+        return x, z
+    return y, z
+
+
+@cuda.jit(device=True)
+def _sf_exclmax(x, ident, lane, sh, s):
     d = 1
     while d < WARP:
         y = cuda.shfl_up_sync(FULL, x, d)
@@ -152,7 +173,7 @@ def _sf_exclmax(x, ident, lane, sh):
 
 
 @cuda.jit(device=True)
-def _sf_scan(a, m, lane, sh):
+def _sf_scan(a, m, lane, sh, s):
     d = 1
     while d < WARP:
         pa = cuda.shfl_up_sync(FULL, a, d)
@@ -171,8 +192,10 @@ def _sf_scan(a, m, lane, sh):
 
 
 @cuda.jit(device=True)
-def _sh_sync():
-    cuda.syncthreads()
+def _sf_tail(x, e1, e2, e3, e4, lane, sh, s):
+    return (cuda.shfl_sync(FULL, x, WARP - 1), _sf_allmax(e1, lane, sh, s),
+            _sf_allmax(e2, lane, sh, s), _sf_allmax(e3, lane, sh, s),
+            _sf_allmax(e4, lane, sh, s))
 
 
 @cuda.jit(device=True)
@@ -181,11 +204,11 @@ def _sf_sync():
 
 
 if SHARED:
-    _up1, _bcast, _allmax, _exclmax, _scan, _sync = (
-        _sh_up1, _sh_bcast, _sh_allmax, _sh_exclmax, _sh_scan, _sh_sync)
+    _nbr, _allmax, _exclmax, _scan, _tail, _sync = (
+        _sh_nbr, _sh_allmax, _sh_exclmax, _sh_scan, _sh_tail, _sh_sync)
 else:                                             # pragma: no cover - needs a device
-    _up1, _bcast, _allmax, _exclmax, _scan, _sync = (
-        _sf_up1, _sf_bcast, _sf_allmax, _sf_exclmax, _sf_scan, _sf_sync)
+    _nbr, _allmax, _exclmax, _scan, _tail, _sync = (
+        _sf_nbr, _sf_allmax, _sf_exclmax, _sf_scan, _sf_tail, _sf_sync)
 
 
 # --- one row chunk ---------------------------------------------------------------------
@@ -209,7 +232,7 @@ def _chunk(lane, sh, col, act, c, d, i_in, best, Y, E, OE):
         else:
             a = -BIG
             m = -E
-        A, Mv = _scan(a, m, lane, sh)
+        A, Mv = _scan(a, m, lane, sh, 1)
         t = i_in + Mv
         ij = A if A > t else t
         gap = d > c or ij > c
@@ -218,10 +241,10 @@ def _chunk(lane, sh, col, act, c, d, i_in, best, Y, E, OE):
         else:
             v = c
         dg = act and not gap
-        pb = _exclmax(c if dg else -BIG, -BIG, lane, sh)
+        pb = _exclmax(c if dg else -BIG, -BIG, lane, sh, 2)
         bj = best if best > pb else pb
         npr = act and v < bj - Y
-        changed = _allmax(1 if npr != pr else 0, lane, sh)
+        changed = _allmax(1 if npr != pr else 0, lane, sh, 0)
         pr = npr
         if changed == 0:
             return pr, gap, v, ij, bj
@@ -322,11 +345,11 @@ def _warp_side(k, lane, sh, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, 
                 slot = w0 + (col & mask)
                 d = int64(dd[slot])
                 cn = cc[slot] + sub[a, B[b0 + col]]     # diagonal input of column col + 1
-            up = _up1(cn, lane, sh)
+            up, last_cn = _nbr(cn, lane, sh, 0)
             c = carry if lane == 0 else up
-            carry = _bcast(cn, WARP - 1, lane, sh)
+            carry = last_cn
             pr, gap, v, ij, bj = _chunk(lane, sh, col, act, c, d, i, best, Y, E, OE)
-            before = _exclmax(0 if pr else 1, 0, lane, sh)    # any unpruned lane before?
+            before = _exclmax(0 if pr else 1, 0, lane, sh, 1)    # any unpruned lane before?
             ld = pr and lead and before == 0
             link = 0
             if act:
@@ -364,19 +387,17 @@ def _warp_side(k, lane, sh, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, 
                     tbe[t0 + row * EAGER + col] = link
             else:
                 ia = ij
-            i = _bcast(ia, WARP - 1, lane, sh)
             live = act and not pr
             dgl = live and not gap
-            ev = _allmax(col if (dgl and c >= bj) else -1, lane, sh)
+            i, ev, top, npc, nld = _tail(ia, col if (dgl and c >= bj) else -1,
+                                         c if dgl else -BIG, col if live else -1,
+                                         lane + 1 if ld else 0, lane, sh, 2)
             if ev >= 0:
                 end_col = ev
-            top = _allmax(c if dgl else -BIG, lane, sh)
             if top > best:
                 best = top
-            npc = _allmax(col if live else -1, lane, sh)
             if npc >= 0:
                 np_col = npc
-            nld = _allmax(lane + 1 if ld else 0, lane, sh)
             LY += nld
             if nld < WARP:
                 lead = False
@@ -443,7 +464,7 @@ def _warp_side(k, lane, sh, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, 
 @cuda.jit
 def _inspect_warp_kernel(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
                          cc, dd, width, tbe, eops, rows, roff, rcap, out):
-    sh_all = cuda.shared.array((WARPS_PER_BLOCK, 2, WARP), int64)
+    sh_all = cuda.shared.array((WARPS_PER_BLOCK, NSLOT, 5, WARP), int64)
     tid = cuda.threadIdx.x
     lane = tid % WARP
     wid = tid // WARP

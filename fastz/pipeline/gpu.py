@@ -1,0 +1,247 @@
+"""Stage 3 on a GPU: speculative device extensions, resolved exactly on the host.
+
+For one query strand (same inputs and outputs as
+``fastz.kernels.gapped.extend_anchors``):
+
+1. choose the anchors to extend speculatively (``resolve.speculate_mask``: not
+   those close to an earlier chosen one, which LASTZ will most likely skip);
+2. inspector on the device for both sides of each chosen anchor, unbounded
+   (scores only, the eager 16x16 traceback, per-row records); batches are
+   split over several streams;
+3. size bins by the inspector's end cell (<= 512, 2048, 8192, 32768 rows and
+   columns; larger or unfinished sides are left to the CPU); each bin gets an
+   exact dense traceback allocation (prefix sums of (end_r+1)(end_c+1)) and
+   runs the pruned executor + traceback;
+4. ``resolve.resolve`` walks the anchors in LASTZ's order on the CPU: skip
+   test, device result if provably exact, else an exact bounded CPU extension.
+
+``engine="twin"`` runs the same stages with the kernels' CPU twins (numpy
+arrays, numba on the CPU): a way to exercise this path without a device.
+docs/gpu.md describes the design.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..kernels.dpcells import (
+    EAGER_CELLS, EAGER_OPS, N_OUT, O_CELLS, O_END_C, O_END_R, O_NOPS, O_STATUS,
+)
+from ..kernels.ydrop import padded
+
+WIDTH = 4096                       # work-row cells per extension (power of two)
+ROW_CAP = 32768                    # rows kept by the inspector for the executor
+BINS = (512, 2048, 8192, 32768)    # executor size bins (rows and columns, inclusive)
+BATCH = 8192                       # sides per inspector launch batch
+STREAMS = 4                        # inspector streams per batch
+TB_BUDGET = 1 << 31                # traceback bytes per executor launch
+SIM_BATCH = 64                     # smaller batches under the CUDA simulator
+
+
+class _Engine:
+    """Array module + kernels for one execution target."""
+
+    def __init__(self, kind: str, mapping: str):
+        from ..kernels import device
+        from ..kernels.gpu import extension
+        self.kind = kind
+        self.device = device
+        if kind == "twin":
+            self.xp = np
+            self.inspect = extension.inspect_cpu
+            self.execute = extension.execute_cpu
+            self.to_dev = self.to_host = lambda a: a
+            self.streams = [None]
+            self.batch = BATCH
+        else:
+            self.xp = device.xp()
+            self.to_dev = device.to_device
+            self.to_host = device.to_host
+            if mapping == "warp":
+                from ..kernels.gpu import warp
+                self.inspect = warp.inspect_warp_gpu
+            else:
+                self.inspect = extension.inspect_gpu
+            self.execute = extension.execute_gpu
+            self.streams = device.streams(STREAMS)
+            self.batch = SIM_BATCH if device.simulated() else BATCH
+
+    def launch(self, fn, args, stream):
+        if self.kind == "twin":
+            fn(*args)
+        elif self.device.simulated():
+            fn(*args, stream=stream)
+        else:
+            fn(*args, stream=stream[1])
+
+    def sync(self):
+        if self.kind != "twin":
+            self.device.synchronize()
+
+
+def _mapping() -> str:
+    m = os.environ.get("FASTZ_GPU_MAPPING", "thread")
+    return m if m in ("thread", "warp") else "thread"
+
+
+def run_sides(eng: _Engine, seqs, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells):
+    """Inspector + binned executor for all sides; returns host (sout, sops, soff).
+
+    ``sout[s]`` holds the O_* fields; side s's ops (far end first) are
+    ``sops[soff[s]:soff[s] + sout[s, O_NOPS]]``; O_NOPS < 0 leaves it to the CPU.
+    """
+    xp = eng.xp
+    n = rev.shape[0]
+    sout = np.zeros((n, N_OUT), np.int64)
+    parts = []                           # (side indices, nops, flat ops) pieces
+    dseqs = tuple(eng.to_dev(s) for s in seqs)
+    dsub = eng.to_dev(sub)
+    for b0 in range(0, n, eng.batch):
+        b1 = min(n, b0 + eng.batch)
+        m = b1 - b0
+        rcap = np.minimum(Mv[b0:b1], ROW_CAP) + 1
+        roff = np.zeros(m, np.int64)
+        np.cumsum(2 * rcap[:-1], out=roff[1:])
+        d = {name: eng.to_dev(np.ascontiguousarray(a[b0:b1])) for name, a in
+             (("rev", rev), ("a1", a1), ("a2", a2), ("M", Mv), ("N", Nv))}
+        drcap = eng.to_dev(rcap)
+        droff = eng.to_dev(roff)
+        rows = xp.zeros(int(2 * rcap.sum()), np.int32)
+        cc = xp.zeros(m * WIDTH, np.int32)
+        dd = xp.zeros(m * WIDTH, np.int32)
+        tbe = xp.zeros(m * EAGER_CELLS, np.uint8)
+        eops = xp.zeros(m * EAGER_OPS, np.uint8)
+        out = xp.zeros((m, N_OUT), np.int64)
+        # --- inspector, the batch split over the streams ---------------------------
+        ns = len(eng.streams)
+        step = max(1, -(-m // ns))
+        for si, s0 in enumerate(range(0, m, step)):
+            s1 = min(m, s0 + step)
+            args = (*dseqs, d["rev"][s0:s1], d["a1"][s0:s1], d["a2"][s0:s1], d["M"][s0:s1],
+                    d["N"][s0:s1], dsub, E, OE, Y, trim, tb_cells,
+                    cc[s0 * WIDTH:s1 * WIDTH], dd[s0 * WIDTH:s1 * WIDTH], WIDTH,
+                    tbe[s0 * EAGER_CELLS:s1 * EAGER_CELLS], eops[s0 * EAGER_OPS:s1 * EAGER_OPS],
+                    rows, droff[s0:s1], drcap[s0:s1], out[s0:s1])
+            eng.launch(eng.inspect, args, eng.streams[si % ns])
+        eng.sync()
+        hout = np.array(eng.to_host(out))
+        sout[b0:b1] = hout
+        eager = np.nonzero(hout[:, O_NOPS] >= 0)[0]
+        if eager.size:
+            parts.append((b0 + eager, hout[eager, O_NOPS], np.array(eng.to_host(eops)),
+                          eager * EAGER_OPS))
+        # --- executor, one launch per size bin (and memory budget) -------------------
+        er = hout[:, O_END_R]
+        ec = hout[:, O_END_C]
+        big = np.maximum(er, ec)
+        todo = (hout[:, O_STATUS] == 0) & (hout[:, O_NOPS] < 0) & (er < rcap)
+        lo = -1
+        for hi in BINS:
+            sel_all = np.nonzero(todo & (big > lo) & (big <= hi))[0]
+            lo = hi
+            size = (er[sel_all] + 1) * (ec[sel_all] + 1)
+            j0 = 0
+            while j0 < sel_all.size:
+                # as many as fit the traceback budget (at least one)
+                csum = np.cumsum(size[j0:])
+                j1 = j0 + max(1, int(np.searchsorted(csum, TB_BUDGET, side="right")))
+                j1 = min(j1, j0 + eng.batch)
+                sel = sel_all[j0:j1]
+                k = sel.size
+                sz = size[j0:j1]
+                toff = np.zeros(k, np.int64)
+                np.cumsum(sz[:-1], out=toff[1:])
+                nops = er[sel] + ec[sel]
+                xoff = np.zeros(k, np.int64)
+                np.cumsum(nops[:-1], out=xoff[1:])
+                tb = xp.zeros(int(sz.sum()), np.uint8)
+                xops = xp.zeros(max(1, int(nops.sum())), np.uint8)
+                xn = xp.zeros(k, np.int64)
+                xcc = xp.zeros(k * WIDTH, np.int32)
+                xdd = xp.zeros(k * WIDTH, np.int32)
+                args = (eng.to_dev(sel.astype(np.int64)), *dseqs, d["rev"], d["a1"], d["a2"],
+                        d["M"], d["N"], dsub, E, OE, Y, trim, xcc, xdd, WIDTH, tb,
+                        eng.to_dev(toff), rows, droff, drcap, out, xops, eng.to_dev(xoff), xn)
+                eng.launch(eng.execute, args, eng.streams[0])
+                eng.sync()
+                hxn = np.array(eng.to_host(xn))
+                hx = np.array(eng.to_host(xops))
+                sout[b0 + sel, O_NOPS] = hxn
+                parts.append((b0 + sel, hxn, hx, xoff))
+                j0 = j1
+    # --- flatten the ops of every finished side --------------------------------------
+    nops = np.maximum(sout[:, O_NOPS], 0)
+    soff = np.zeros(n, np.int64)
+    if n:
+        np.cumsum(nops[:-1], out=soff[1:])
+    sops = np.zeros(max(1, int(nops.sum())), np.uint8)
+    for idx, cnt, src, src_off in parts:
+        cnt = cnt.astype(np.int64)
+        total = int(cnt.sum())
+        if total == 0:
+            continue
+        start = np.zeros(cnt.size, np.int64)
+        np.cumsum(cnt[:-1], out=start[1:])
+        step = np.arange(total, dtype=np.int64) - np.repeat(start, cnt)
+        sops[np.repeat(soff[idx], cnt) + step] = src[np.repeat(src_off, cnt) + step]
+    return sout, sops, soff
+
+
+def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend,
+                       ydrop, trim, tb_cells, thresh, allbounds, trivial, two_pass,
+                       engine: str = "gpu", stats: dict | None = None):
+    """``kernels.gapped.extend_anchors`` with the extensions speculated on the device.
+
+    Same inputs and outputs (identical results); ``engine`` is "gpu" (numba-cuda
+    kernels, or the simulator) or "twin" (their CPU twins).
+    """
+    from ..kernels import device
+    from ..kernels.gpu.resolve import GSTAT_NAMES, NEAR_DIAG, NEAR_POS, resolve, speculate_mask
+
+    n = anc1.shape[0]
+    if device.twin():
+        engine = "twin"
+    mapping = _mapping() if trim else "thread"
+    near_diag, near_pos = NEAR_DIAG, NEAR_POS
+    if os.environ.get("FASTZ_GPU_NEAR"):          # developer knob: "diag,pos" (0,0 = all)
+        near_diag, near_pos = (int(v) for v in os.environ["FASTZ_GPU_NEAR"].split(","))
+    if n and near_diag > 0:
+        mask = speculate_mask(anc1, anc2, near_diag, near_pos)
+    else:
+        mask = np.ones(n, bool)
+    idx = np.nonzero(mask)[0]
+    pair = np.full(n, -1, np.int64)
+    pair[idx] = np.arange(idx.size)
+    rev = np.tile(np.array([1, 0], np.uint8), idx.size)
+    s1 = np.repeat(anc1[idx], 2).astype(np.int64)
+    s2 = np.repeat(anc2[idx], 2).astype(np.int64)
+    l1 = np.repeat(lo1[idx], 2)
+    h1 = np.repeat(hi1[idx], 2)
+    l2 = np.repeat(lo2[idx], 2)
+    h2 = np.repeat(hi2[idx], 2)
+    Mv = np.where(rev == 1, s1 + 1 - l1, h1 - (s1 + 1)).astype(np.int64)
+    Nv = np.where(rev == 1, s2 + 1 - l2, h2 - (s2 + 1)).astype(np.int64)
+    seqs = padded(T, Q)
+    E = int(gap_extend)
+    OE = int(gap_open) + int(gap_extend)
+    with device.device_errors():
+        eng = _Engine(engine, mapping)
+        sout, sops, soff = run_sides(eng, seqs, rev, s1, s2, Mv, Nv, sub, E, OE, int(ydrop),
+                                     bool(trim), int(tb_cells))
+    order, al, ops, st, trunc, gst = resolve(
+        T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydrop, trim,
+        tb_cells, thresh, allbounds, trivial, two_pass, pair, sout, sops, soff)
+    if stats is not None:
+        for name, v in zip(GSTAT_NAMES, gst.tolist()):
+            stats[name] = stats.get(name, 0) + v
+        stats["gpu_sides"] = stats.get("gpu_sides", 0) + int(rev.size)
+        stats["gpu_cells_inspector"] = (stats.get("gpu_cells_inspector", 0)
+                                        + int(sout[:, O_CELLS].sum()))
+        stats["gpu_sides_eager"] = stats.get("gpu_sides_eager", 0) + int(
+            ((sout[:, O_END_R] < 16) & (sout[:, O_END_C] < 16) & (sout[:, O_STATUS] == 0)).sum())
+        stats["gpu_mapping"] = f"{engine}/{mapping}"
+    return order, al, ops, st, trunc
+
+
+__all__ = ["extend_anchors_gpu", "run_sides", "WIDTH", "ROW_CAP", "BINS"]

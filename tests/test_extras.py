@@ -1,0 +1,284 @@
+"""The rest of LASTZ (issue 6), each compared with the real lastz on whole outputs (after
+`drop_version`): chaining, interpolation, adaptive thresholds, GFA output, --justhits with
+overweight seeds, dynamic masking and the census, --self with mirroring, --anchors, nib input
+and the remaining output formats; plus `fastz dotplot`.
+
+fastz runs in this process (one numba load for the whole module, `--workers=1`, which LASTZ's
+argument string never shows) while lastz runs beside it in a thread.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import drop_version, run_lastz
+
+CAT, PIG = "pseudocat.fa", "pseudopig.fa"
+HUMAN, COW = "aglobin.2bit/human", "aglobin.2bit/cow"
+APPLE, ORANGE = "fake_apple.fa", "fake_orange_reads.fa"
+TQ = ("target.fa", "query.fa")
+MLC = "mlc_testdata_pair"
+SELF_FIELDS = "--format=general:score,name1,strand1,start1,end1,name2,strand2,start2,end2," \
+              "identity,cigar"      # lastz's general format fails on --self (no true lengths)
+
+
+def fastz_output(words, cwd: Path, monkeypatch) -> bytes:
+    """fastz's stdout for `words` run in `cwd` (in this process)."""
+    from fastz.options import Options
+    from fastz.pipeline import run
+
+    buf = io.StringIO()
+    with monkeypatch.context() as m:
+        m.chdir(cwd)
+        with contextlib.redirect_stdout(buf):
+            assert run(Options.from_argv([*words, "--workers=1"])) == 0
+    return buf.getvalue().encode("utf-8", "surrogateescape")
+
+
+def assert_same(words, cwd: Path, monkeypatch, extra_files=()):
+    """lastz and fastz give the same bytes (and write the same `extra_files`, named in the
+    words relative to `cwd`; the programs then run one after the other)."""
+    if extra_files:
+        want = run_lastz(list(words), cwd)
+        written = {name: (cwd / name).read_bytes() for name in extra_files}
+        for name in extra_files:
+            (cwd / name).unlink()
+        got = fastz_output(list(words), cwd, monkeypatch)
+    else:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            want_job = pool.submit(run_lastz, list(words), cwd)
+            got = fastz_output(list(words), cwd, monkeypatch)
+            want = want_job.result()
+    assert want, "lastz printed nothing: the case would test nothing"
+    want, got = drop_version(want), drop_version(got)
+    if got != want:
+        a, b = want.splitlines(), got.splitlines()
+        n = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        pytest.fail(f"first difference at line {n + 1} (lastz {len(a)}, fastz {len(b)} lines):\n"
+                    f"lastz: {a[n:n + 2]}\nfastz: {b[n:n + 2]}")
+    for name in extra_files:
+        assert (cwd / name).read_bytes() == written[name], name
+
+
+@pytest.fixture(scope="module")
+def data(lastz_data: Path, tmp_path_factory) -> Path:
+    """LASTZ's regression data plus a synthetic palindromic sequence, in a scratch copy
+    (the masking/census cases write files beside the inputs)."""
+    import shutil
+    out = tmp_path_factory.mktemp("extras")
+    for src in lastz_data.iterdir():
+        shutil.copy(src, out / src.name)
+    rng = random.Random(5)
+    rnd = lambda n: "".join(rng.choice("ACGT") for _ in range(n))  # noqa: E731
+    rc = lambda s: s.translate(str.maketrans("ACGT", "TGCA"))[::-1]  # noqa: E731
+
+    def mutate(s, p=0.05):
+        out = []
+        for c in s:
+            r = rng.random()
+            out.append(rng.choice("ACGT") if r < p else "" if r < 1.2 * p else
+                       c + rng.choice("ACGT") if r < 1.4 * p else c)
+        return "".join(out)
+    a = rnd(800)
+    pal = (rnd(2000) + a + rc(mutate(a)) + rnd(1500) + a[:300] + rnd(7) + rc(mutate(a[:300]))
+           + rnd(1000) + a + rnd(3) + rc(a) + rnd(500))
+    (out / "palindromes.fa").write_text(f">pal\n{pal}\n")
+    return out
+
+
+@pytest.fixture(scope="module")
+def pair(shared_pairs: Path):
+    return lambda name: shared_pairs / name
+
+
+# --- 1. chaining (--chain, --chain=G,P, C=1/C=2) -------------------------------------------
+
+@pytest.mark.parametrize("words", [
+    (CAT, PIG, "C=1", "W=8", "T=0"),
+    (CAT, PIG, "C=2", "W=8", "T=0", "--format=maf"),
+    (CAT, PIG, "--chain=100,50", "--nogapped"),
+    (CAT, PIG, "--chain=3000,20"),
+    (CAT, PIG, "--chain", "--nogfextend", "--nogapped"),
+    (HUMAN, COW, "--chain=7,3", "W=8", "T=0", "--nogapped", "--format=general"),
+    (HUMAN, "shorties.fa[multiple]", "--chain", "K=2000", "--format=general"),
+], ids=lambda w: " ".join(w[2:]))
+def test_chain(words, data, monkeypatch):
+    assert_same(words, data, monkeypatch)
+
+
+@pytest.mark.parametrize("words", [
+    (*TQ, "--chain=1000,3", "W=10", "--nogapped", "--format=general"),
+    (*TQ, "--chain=1,1000", "W=10", "--nogapped", "--format=general"),
+], ids=lambda w: " ".join(w[2:]))
+def test_chain_penalties_hpylori(words, pair, monkeypatch):
+    """Large G or P: the k-d tree search prunes (and, in LASTZ, mixes up axes)."""
+    assert_same(words, pair("hpylori_26695_vs_J99_Eslice"), monkeypatch)
+
+
+def test_chain_partitioned_both(pair, monkeypatch):
+    assert_same(("target.fa[multiple]", "query.fa[multiple]", "--chain=5,5", "--nogapped",
+                 "--format=general"), pair(MLC), monkeypatch)
+
+
+def test_chain_kernel_reduces_to_best_chain():
+    """A tiny case by hand: with a diagonal penalty the two collinear segments win over
+    a chain through the higher-scoring segment far off their diagonal."""
+    from fastz.kernels.chain import reduce_to_chain
+    pos1 = np.array([0, 100, 50], np.int64)
+    pos2 = np.array([0, 100, 500], np.int64)
+    length = np.array([20, 20, 20], np.int64)
+    score = np.array([1000, 1000, 1500], np.int64)
+    order = np.argsort(pos1, kind="stable")
+    keep = reduce_to_chain(pos1[order], pos2[order], length[order], score[order], 1000, 0, 100,
+                           91)
+    assert sorted(pos1[order][keep].tolist()) == [0, 100]
+    keep = reduce_to_chain(pos1[order], pos2[order], length[order], score[order], 0, 0, 100, 91)
+    assert sorted(pos1[order][keep].tolist()) == [0, 50]          # no penalty: A then C
+
+
+# --- 2. interpolation (--inner / H=) --------------------------------------------------------
+
+def test_make_lastz_chains_command(pair, monkeypatch):
+    """make_lastz_chains' exact lastz command."""
+    assert_same(("target.fa[multiple]", "query.fa", "K=2400", "H=2000", "L=3000", "Y=9400",
+                 "--format=axt+"), pair(MLC), monkeypatch)
+
+
+@pytest.mark.parametrize("words", [
+    (CAT, PIG, "C=2", "W=8", "T=0", "H=2200"),
+    (CAT, PIG, "H=2000", "--format=general"),
+    (HUMAN, "shorties.fa[multiple]", "H=1000", "K=2000", "--format=general"),
+], ids=lambda w: " ".join(w[2:]))
+def test_inner(words, data, monkeypatch):
+    assert_same(words, data, monkeypatch)
+
+
+def test_inner_partitioned_both(pair, monkeypatch):
+    assert_same(("target.fa[multiple]", "query.fa[multiple]", "H=2000", "--format=general"),
+                pair(MLC), monkeypatch)
+
+
+def test_inner_real_pair(pair, monkeypatch):
+    assert_same((*TQ, "H=1500", "--format=general"), pair("dmel2R_vs_dpse_contigs"), monkeypatch)
+
+
+# --- 3. adaptive thresholds, --gfa, --justhits, overweight seeds ---------------------------
+
+@pytest.mark.parametrize("words", [
+    (HUMAN, COW, "C=3", "W=8", "T=0", "--noentropy", "K=top50%", "--gfa"),
+    (HUMAN, COW, "C=3", "W=8", "T=0", "K=top50%"),
+    (CAT, PIG, "K=top2000"),
+    (CAT, PIG, "K=top5%", "--strand=plus"),
+    (CAT, PIG, "K=top20%", "--strand=minus", "--nogapped"),
+    (CAT, PIG, "K=top1%", "L=top2%", "--format=maf+"),
+    (CAT, PIG, "K=top1%", "L=4000", "--format=axt+"),
+], ids=lambda w: " ".join(w[2:]))
+def test_adaptive(words, data, monkeypatch):
+    assert_same(words, data, monkeypatch)
+
+
+@pytest.mark.parametrize("words", [
+    (CAT, PIG, "--gfa"),
+    (CAT, PIG, "--format=gfanoscore", "--markend"),
+    (CAT, PIG, "--gfa", "--nogapped", "--strand=minus"),
+    (CAT, PIG, "--justhits", "--seed=111010011101", "--word=12", "--gfa"),
+    (CAT, PIG, "--justhits"),
+    (CAT, PIG, "--seed=111010011101", "--word=12", "--format=lav+"),
+], ids=lambda w: " ".join(w[2:]))
+def test_gfa_justhits_word(words, data, monkeypatch):
+    assert_same(words, data, monkeypatch)
+
+
+# --- 4. dynamic masking and the census -----------------------------------------------------
+
+@pytest.mark.parametrize("words", [
+    (APPLE, ORANGE, "--masking=3"),
+    (APPLE, ORANGE, "--masking=3", "--format=maf+"),
+    (APPLE, ORANGE, "--masking=2", "--gfa"),
+    (APPLE, ORANGE, "--masking=300", "--census"),
+    (APPLE, ORANGE, "--masking=2", "H=2000", "--chain", "--format=lav+"),
+    (CAT, PIG, "--census"),
+    (CAT, PIG, "--masking=1", "--nogapped"),
+], ids=lambda w: " ".join(w[2:]))
+def test_masking(words, data, monkeypatch):
+    assert_same(words, data, monkeypatch)
+
+
+def test_census_file(data, monkeypatch):
+    assert_same((APPLE, ORANGE, "--masking=2", "--census=apple.census", "--format=axt+"),
+                data, monkeypatch, extra_files=["apple.census"])
+
+
+def test_census_file_partitioned(pair, tmp_path, monkeypatch):
+    cwd = tmp_path
+    for name in TQ:
+        (cwd / name).symlink_to(pair(MLC) / name)
+    assert_same(("target.fa[multiple]", "query.fa", "--masking=2", "--census=mlc.census",
+                 "--format=general"), cwd, monkeypatch, extra_files=["mlc.census"])
+
+
+# --- 5. --self, --anchors, nib, lav+text, other formats ------------------------------------
+
+@pytest.mark.parametrize("words", [
+    (HUMAN, "--self", SELF_FIELDS),
+    (HUMAN, "--self", "--nomirror", SELF_FIELDS),
+    (HUMAN, "--self", "--nogapped", "W=8", "T=0", SELF_FIELDS),
+    (HUMAN, "--self", "--nogapped", "--chain"),
+    ("palindromes.fa", "--self"),
+    ("palindromes.fa", "--self", "--nogapped", SELF_FIELDS),
+    ("palindromes.fa", "--self", "--strand=minus", "--format=maf"),
+], ids=lambda w: " ".join(w[1:]))
+def test_self(words, data, monkeypatch):
+    assert_same(words, data, monkeypatch)
+
+
+@pytest.mark.parametrize("words", [
+    (HUMAN, COW, "C=0", "--format=maf-", "--anchors=base_test.anchors.anchors"),
+    (HUMAN, "shorties.fa[subset=shorties.names]", "C=0", "--format=maf-",
+     "--anchors=base_test.anchors_multi.anchors"),
+    ("pseudopig2.nib", CAT),
+    ("pseudocat.nib", PIG, "--format=axt"),
+    (CAT, PIG, "--format=lav+text"),
+    (CAT, PIG, "--format=differences"),
+    (CAT, PIG, "--format=blastn"),
+    (CAT, PIG, "--format=paf:wfmash"),
+    (CAT, PIG, "--format=rdotplot"),
+    (CAT, PIG, "--format=rdotplot+score", "--markend"),
+    (CAT, PIG, "--format=maf", "--markend"),
+], ids=lambda w: " ".join(w[2:]))
+def test_more(words, data, monkeypatch):
+    assert_same(words, data, monkeypatch)
+
+
+# --- 6. fastz dotplot --------------------------------------------------------------------------
+
+def test_dotplot_writes_png(data, tmp_path):
+    pytest.importorskip("matplotlib")
+    from parity_cases import fastz_env, program_argv
+    rdp = tmp_path / "cat_pig.rdotplot"
+    rdp.write_bytes(run_lastz([CAT, PIG, "--format=rdotplot"], cwd=data))
+    png = tmp_path / "cat_pig.png"
+    res = subprocess.run([*program_argv("fastz"), "dotplot", str(rdp), "-o", str(png)],
+                         capture_output=True, timeout=300, env=fastz_env())
+    assert res.returncode == 0, res.stderr.decode()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png.stat().st_size > 5000
+
+
+def test_dotplot_reads_segments(data, tmp_path):
+    from fastz.io.dotplot import read_rdotplot
+    rdp = tmp_path / "x.rdotplot"
+    rdp.write_bytes(run_lastz([HUMAN, "shorties.fa", "K=2500", "--format=rdotplot+score"],
+                              cwd=data))
+    d = read_rdotplot(rdp)
+    assert len(d.names) == len(d.segments) > 1
+    assert all(s.shape[1] == 4 for s in d.segments)
+    lines = rdp.read_text().splitlines()
+    assert sum(s.shape[0] for s in d.segments) == sum(1 for ln in lines if ln.startswith("NA"))

@@ -273,9 +273,8 @@ def run(opts: Options) -> int:
                                     len(res.alignments))
         finally:
             progress.close()
-        if aligner.census is not None:
-            from .masking import write_census
-            write_census(aligner.census, writer)
+        from .masking import finish_masking
+        finish_masking(aligner, writer)     # m stanza, --census, --outputmasking (issue 6)
         writer.footer()
     if o.stats:
         from .report import write_stats

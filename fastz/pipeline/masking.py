@@ -165,3 +165,66 @@ def write_census(cen: Census, writer) -> None:
                 raise InputError(f'fopen_or_die failed to open "{where}" for "wt"') from exc
     finally:
         cen.thresh = saved
+
+
+def _masking_file_words(opts) -> dict[str, tuple[str, bool]]:
+    """--outputmasking[+][:dynamic|:soft]=FILE words: kind -> (file, three fields)."""
+    out = {}
+    for w in (opts.args or "").split():
+        if not w.startswith("--outputmasking") or "=" not in w:
+            continue
+        head, path = w.split("=", 1)
+        three = head.startswith("--outputmasking+")
+        kind = "soft" if head.endswith(":soft") else "dynamic"
+        out[kind] = (path, three)
+    return out
+
+
+def _write_intervals(path: str, seq: Sequence, runs: list[tuple[int, int]], three: bool,
+                     markend: bool) -> None:
+    """LASTZ print_masking_interval[_3]: 1-based runs on the source record."""
+    from ..errors import InputError
+
+    lines = []
+    for b, e in runs:
+        if seq.partitions is None:
+            name, offset = (seq.name or "seq1"), 0
+        else:
+            k = int(seq.partitions.locate(b - 1))
+            name, offset = seq.partitions.names[k], int(seq.partitions.offset[k])
+            b, e = b - offset + int(seq.partitions.start[k]), e - offset + int(seq.partitions.start[k])
+            lines.append(f"{name} {b} {e}\n")
+            continue
+        b, e = b + seq.start, e + seq.start
+        lines.append(f"{name} {b} {e}\n" if three else f"{b} {e}\n")
+    if markend:
+        lines.append("# lastz end-of-file\n")
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("".join(lines))
+    except OSError as exc:
+        raise InputError(f'fopen_or_die failed to open "{path}" for "wt"') from exc
+
+
+def finish_masking(aligner, writer) -> None:
+    """End of run (LASTZ main after the last query): --outputmasking files, the LAV m
+    stanza's intervals and --census (stanza or file)."""
+    o = aligner.opts
+    files = _masking_file_words(o)
+    cen = aligner.census
+    target = aligner.target
+    if "dynamic" in files and cen is not None:
+        path, three = files["dynamic"]
+        _write_intervals(path, target, cen.intervals(), three, o.markend)
+    if "soft" in files:
+        path, three = files["soft"]
+        n = _strand_length(target.chars)
+        low = np.zeros(n + 2, np.int8)
+        chars = target.chars[:n + 1] if target.chars.shape[0] > n else \
+            np.concatenate([target.chars[:n], np.zeros(1, np.uint8)])
+        low[1:chars.shape[0] + 1] = (chars >= ord("a")) & (chars <= ord("z"))
+        edges = np.flatnonzero(np.diff(low))
+        runs = [(int(b) + 1, int(e)) for b, e in zip(edges[0::2], edges[1::2])]
+        _write_intervals(path, target, runs, three, o.markend)
+    if cen is not None:
+        write_census(cen, writer)

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))   # (snakemake sets __f
 
 from partition import Piece, read_chunks, read_pieces, read_records  # noqa: E402
 
-BORDER_SLACK = 100
+BORDER_SLACK = 1000
 FAMILIES = ("general", "axt", "maf", "lav", "paf")
 _ALIASES = {"z1": "zstart1", "s1": "start1", "e1": "end1", "n1": "name1", "n2": "name2",
             "z2": "zstart2", "s2": "start2", "e2": "end2", "z2+": "zstart2+",

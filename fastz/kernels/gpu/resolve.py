@@ -43,8 +43,8 @@ GSTAT_NAMES = ("gpu_anchors_speculated", "gpu_results_used", "gpu_redone_conflic
 
 # anchors this close (diagonal, target position) to an earlier speculated anchor
 # are likely to end up on its alignment (then LASTZ skips them): not speculated
-NEAR_DIAG = 300
-NEAR_POS = 50_000
+NEAR_DIAG = 0          # 0: speculate every anchor (FASTZ_GPU_NEAR overrides)
+NEAR_POS = 0
 
 
 @njit(cache=True)

@@ -456,6 +456,35 @@ def _normalize_one(s: str) -> str:
     return "".join(out)
 
 
+def seed_weights(pat: str, word: int = 28, name: str | None = None) -> tuple[int, int, int]:
+    """(matches, bit weight, matches kept in the index key) of a 1/0/T pattern.
+
+    Checks lengths and the overweight split as LASTZ's parse_one_seed does: a seed
+    heavier than ``word`` bits keeps only its leftmost 1s in the key; the rest are
+    resolved by direct comparison.  ``name`` is the seed as the user wrote it.
+    """
+    name = pat if name is None else name
+    matches = pat.count("1")
+    weight = 2 * matches + pat.count("T")
+    keep = matches
+    if 0 < word < weight:
+        to_resolve = weight - word
+        if to_resolve > matches:
+            raise OptionsError(f"seed ({name}) requires more resolving bits ({to_resolve}) "
+                               f"than it has matches ({matches}).")
+        if to_resolve > MAX_RESOLVED_BITS:
+            raise OptionsError(f"seed ({name}) requires more resolving bits ({to_resolve}) "
+                               f"than are allowed ({MAX_RESOLVED_BITS}).")
+        keep = matches - to_resolve
+    half = matches == 0
+    limit = MAX_HALFWEIGHT_SEED_LEN if half else MAX_SEED_LEN
+    if len(pat) > limit:
+        kind = "half-weight seed string" if half else "seed string"
+        raise OptionsError(f"{kind} ({name}) cannot have length exceeding {limit} "
+                           f"(it's {len(pat)}).")
+    return matches, weight, keep
+
+
 def seed_display(seed: str, word: int = 28) -> str:
     """The seed as LASTZ prints it (``seed_pattern``), checking it as ``parse_one_seed`` does.
 
@@ -464,24 +493,7 @@ def seed_display(seed: str, word: int = 28) -> str:
     """
     shown, suffix = [], ""
     for k, pat in enumerate(seed.split(",")):
-        matches = pat.count("1")
-        weight = 2 * matches + pat.count("T")
-        half = matches == 0
-        keep = matches
-        if 0 < word < weight:
-            to_resolve = weight - word
-            if to_resolve > matches:
-                raise OptionsError(f"seed ({pat}) requires more resolving bits ({to_resolve}) "
-                                   f"than it has matches ({matches}).")
-            if to_resolve > MAX_RESOLVED_BITS:
-                raise OptionsError(f"seed ({pat}) requires more resolving bits ({to_resolve}) "
-                                   f"than are allowed ({MAX_RESOLVED_BITS}).")
-            keep = matches - to_resolve
-        limit = MAX_HALFWEIGHT_SEED_LEN if half else MAX_SEED_LEN
-        if len(pat) > limit:
-            kind = "half-weight seed string" if half else "seed string"
-            raise OptionsError(f"{kind} ({pat}) cannot have length exceeding {limit} "
-                               f"(it's {len(pat)}).")
+        matches, weight, keep = seed_weights(pat, word)
         if weight == 0:
             raise OptionsError(f"seed string ({pat}) cannot have zero weight.")
         out, resolve, seen = [], 0, 0

@@ -13,17 +13,11 @@ import numpy as np
 
 from ..errors import OptionsError
 from ..kernels import seeding as kseed
+from ..options import MAX_SEED_BIT_WEIGHT as MAX_BIT_WEIGHT
+from ..options import SEED_12OF19, SEED_14OF22, seed_weights
 
 #: Named seeds LASTZ knows (``--seed=12of19`` etc.).
-NAMED_SEEDS = {
-    "12of19": "1110100110010101111",
-    "14of22": "1110101100110010101111",
-}
-
-MAX_SEED_LEN = 31           # 1/T patterns
-MAX_HALFWEIGHT_LEN = 63     # pure T/0 patterns
-MAX_BIT_WEIGHT = 31
-MAX_RESOLVED_BITS = 16
+NAMED_SEEDS = {"12of19": SEED_12OF19, "14of22": SEED_14OF22}
 
 
 @dataclass(frozen=True)
@@ -74,24 +68,9 @@ def parse_seed(seed: str, word: int = 28) -> SeedSpec:
     body = body.replace("x", "0").replace("X", "0").replace("t", "T").strip("0")
     if not body:
         raise OptionsError("seed string is empty!")
-    matches = body.count("1")
-    weight = 2 * matches + body.count("T")
+    matches, weight, keep = seed_weights(body, word, seed)
     halfweight = matches == 0
-    keep = matches
-    if 0 < word < weight:
-        to_resolve = weight - word
-        if to_resolve > matches:
-            raise OptionsError(f"seed ({seed}) requires more resolving bits ({to_resolve}) "
-                               f"than it has matches ({matches}).")
-        if to_resolve > MAX_RESOLVED_BITS:
-            raise OptionsError(f"seed ({seed}) requires more resolving bits ({to_resolve}) "
-                               f"than are allowed ({MAX_RESOLVED_BITS}).")
-        keep = matches - to_resolve
     length = len(body)
-    limit = MAX_HALFWEIGHT_LEN if halfweight else MAX_SEED_LEN
-    if length > limit:
-        kind = "half-weight seed string" if halfweight else "seed string"
-        raise OptionsError(f"{kind} ({seed}) cannot have length exceeding {limit} (it's {length}).")
 
     care_off, care_bits, resolve_off, pattern = [], [], [], []
     seen = 0

@@ -132,6 +132,7 @@ def help_text() -> str:
            f"usage: {PROG} TARGET [QUERY] [options]        (LASTZ drop-in)",
            f"       {PROG} align TARGET [QUERY] [options]",
            f"       {PROG} compare A B [--format=<format>]",
+           f"       {PROG} dotplot ALIGNMENTS.rdotplot -o plot.png   (needs matplotlib)",
            "",
            "Options are spelled as in LASTZ, values attached with '='; defaults in [ ].",
            "BLASTZ shortcuts (K=, L=, H=, ...) are accepted too (--help=shortcuts)."]

@@ -179,6 +179,9 @@ def test_inner_real_pair(pair, monkeypatch):
     (CAT, PIG, "K=top20%", "--strand=minus", "--nogapped"),
     (CAT, PIG, "K=top1%", "L=top2%", "--format=maf+"),
     (CAT, PIG, "K=top1%", "L=4000", "--format=axt+"),
+    (CAT, PIG, "K=top3%", "--chain"),
+    (APPLE, ORANGE, "K=top3%"),                   # plus strand HSPs rescored before extension
+    (APPLE, ORANGE, "K=top3%", "--masking=2"),
 ], ids=lambda w: " ".join(w[2:]))
 def test_adaptive(words, data, monkeypatch):
     assert_same(words, data, monkeypatch)
@@ -214,6 +217,12 @@ def test_masking(words, data, monkeypatch):
 def test_census_file(data, monkeypatch):
     assert_same((APPLE, ORANGE, "--masking=2", "--census=apple.census", "--format=axt+"),
                 data, monkeypatch, extra_files=["apple.census"])
+
+
+def test_outputmasking_files(data, monkeypatch):
+    assert_same((APPLE, ORANGE, "--masking=3", "--outputmasking+=apple.dyn",
+                 "--outputmasking:soft=apple.soft", "--markend"), data, monkeypatch,
+                extra_files=["apple.dyn", "apple.soft"])
 
 
 def test_census_file_partitioned(pair, tmp_path, monkeypatch):

@@ -6,7 +6,9 @@ only the best-scoring HSPs covering ``n`` target bases (``p`` percent of the tar
 length); the table is then split by strand, the minus strand is finished (and printed)
 first, then the plus strand.  Unless ``--gappedthresh`` is a plain score, the gapped
 threshold becomes the lowest score left in either strand's table (``finish_one_strand``'s
-``lowAnchorScore``).  The table itself is ``fastz.kernels.segtable``.
+``lowAnchorScore``).  The plus strand's HSPs, moved to a fresh table by the split, are
+rescored before gapped extension or chaining (the fresh table does not claim to hold
+scores).  The table itself is ``fastz.kernels.segtable``.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
 from ..records import HSP_DTYPE, StrandResult
 from .filtering import _strand_length, find_hsps
@@ -74,7 +77,17 @@ def adaptive_results(aligner) -> Iterator[StrandResult]:
             tables = [(strands[0], seg, state)]
             low = min(int(state[kst.S_LOW]), kst.WORST_POSSIBLE)
         for s, tseg, tstate in tables:
-            yield aligner.strand(bufs[s], s, hsps=_as_hsps(tseg, tstate),
+            hsps = _as_hsps(tseg, tstate)
+            if len(strands) == 2 and s == "+" and (o.gapped or o.chain) and hsps.shape[0]:
+                # the plus strand's HSPs were moved to a fresh table, which no longer
+                # says it holds scores: finish_one_strand rescores them (masked table, no
+                # entropy), after the minus strand was written (and masked)
+                q = np.ascontiguousarray(bufs[s].chars, np.uint8)
+                hsps["score"] = kfilt.score_segments(
+                    np.ascontiguousarray(target.chars, np.uint8), q,
+                    np.ascontiguousarray(hsps["pos1"]), np.ascontiguousarray(hsps["pos2"]),
+                    np.ascontiguousarray(hsps["length"]), aligner.scores.masked)
+            yield aligner.strand(bufs[s], s, hsps=hsps,
                                  gappedthresh=None if fixed_gapped else low)
 
 

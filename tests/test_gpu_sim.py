@@ -1,0 +1,412 @@
+"""GPU backend: every device kernel against its CPU twin under numba's CUDA simulator,
+the twins against the CPU engine, the resolution claim, and end-to-end parity.
+
+conftest.py sets NUMBA_ENABLE_CUDASIM=1 before numba is imported (unless
+FASTZ_TEST_REAL_GPU=1), so the cuda kernels run on the CPU, one Python thread per
+CUDA thread: inputs stay tiny.  Tests marked ``gpu`` need a real device.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import drop_version, run_lastz
+from test_ydrop import SUB, make_pair
+
+pytest.importorskip("numba_cuda")
+
+from fastz import cli                                    # noqa: E402
+from fastz.errors import BackendUnavailable             # noqa: E402
+from fastz.kernels import device                        # noqa: E402
+from fastz.kernels.dpcells import (                     # noqa: E402
+    EAGER_CELLS, EAGER_OPS, N_OUT, O_END_C, O_END_R, O_NOPS, O_SCORE, O_STATUS, ST_OVERFLOW,
+    ST_TRUNCATED,
+)
+from fastz.kernels.gapped import extend_one_side        # noqa: E402
+from fastz.kernels.gpu import extension as X            # noqa: E402
+from fastz.kernels.ydrop import padded                  # noqa: E402
+
+REAL = os.environ.get("FASTZ_TEST_REAL_GPU") == "1"
+needs_sim = pytest.mark.skipif(REAL, reason="simulator-only test")
+OPS = "MID"
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+class Batch:
+    """Host arrays for one inspector batch of sides (rev, a1, a2) on sequences T, Q."""
+
+    def __init__(self, T, Q, sides, width=1024, rowcap=32768):
+        n = len(sides)
+        self.seqs = padded(T, Q)
+        self.rev = np.array([s[0] for s in sides], np.uint8)
+        self.a1 = np.array([s[1] for s in sides], np.int64)
+        self.a2 = np.array([s[2] for s in sides], np.int64)
+        self.M = np.where(self.rev == 1, self.a1 + 1, len(T) - (self.a1 + 1)).astype(np.int64)
+        self.N = np.where(self.rev == 1, self.a2 + 1, len(Q) - (self.a2 + 1)).astype(np.int64)
+        self.rcap = np.minimum(self.M, rowcap) + 1
+        self.roff = np.zeros(n, np.int64)
+        np.cumsum(2 * self.rcap[:-1], out=self.roff[1:])
+        self.rows = np.zeros(int(2 * self.rcap.sum()), np.int32)
+        self.width = width
+        self.cc = np.zeros(n * width, np.int32)
+        self.dd = np.zeros(n * width, np.int32)
+        self.tbe = np.zeros(n * EAGER_CELLS, np.uint8)
+        self.eops = np.zeros(n * EAGER_OPS, np.uint8)
+        self.out = np.zeros((n, N_OUT), np.int64)
+
+    def inspect(self, fn, Y=9400, trim=True, tb_cells=1 << 40, E=30, OE=430, **kw):
+        fn(*self.seqs, self.rev, self.a1, self.a2, self.M, self.N, SUB, E, OE, Y, trim,
+           tb_cells, self.cc, self.dd, self.width, self.tbe, self.eops, self.rows, self.roff,
+           self.rcap, self.out, **kw)
+        return self
+
+    def execute(self, fn, Y=9400, trim=True, E=30, OE=430, **kw):
+        """Executor over every side the eager corner did not finish; returns {side: ops}."""
+        out = self.out
+        sel = np.nonzero((out[:, O_NOPS] < 0) & (out[:, O_STATUS] == 0))[0].astype(np.int64)
+        er, ec = out[sel, O_END_R], out[sel, O_END_C]
+        size = (er + 1) * (ec + 1)
+        toff = np.zeros(sel.size, np.int64)
+        np.cumsum(size[:-1], out=toff[1:])
+        xoff = np.zeros(sel.size, np.int64)
+        np.cumsum((er + ec)[:-1], out=xoff[1:])
+        tb = np.zeros(max(1, int(size.sum())), np.uint8)
+        xops = np.zeros(max(1, int((er + ec).sum())), np.uint8)
+        xn = np.zeros(sel.size, np.int64)
+        cc = np.zeros(sel.size * self.width, np.int32)
+        dd = np.zeros(sel.size * self.width, np.int32)
+        fn(sel, *self.seqs, self.rev, self.a1, self.a2, self.M, self.N, SUB, E, OE, Y, trim,
+           cc, dd, self.width, tb, toff, self.rows, self.roff, self.rcap, out, xops, xoff, xn,
+           **kw)
+        return {int(k): xops[xoff[j]:xoff[j] + xn[j]].tolist() for j, k in enumerate(sel)}, tb
+
+    def ops(self, k, executed):
+        """Ops of side k in sequence order from the anchor (as extend_one_side)."""
+        n = self.out[k, O_NOPS]
+        ops = (self.eops[k * EAGER_OPS:k * EAGER_OPS + n].tolist() if n >= 0
+               else executed.get(k))
+        return None if ops is None else ops[::-1]
+
+
+def random_sides(rng, t, q, n):
+    return [(int(rng.integers(0, 2)), int(rng.integers(0, len(t))), int(rng.integers(0, len(q))))
+            for _ in range(n)]
+
+
+def same_batches(a: Batch, b: Batch):
+    for name in ("out", "eops", "rows", "tbe"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+# --- 1. the CPU twins equal the CPU engine (ydrop.one_sided, no bounds) --------------------
+
+@pytest.mark.parametrize("trim", [True, False])
+def test_twins_match_one_sided(trim):
+    """Inspector (+ eager) and executor twins == one_sided's full pass and two-pass modes."""
+    rng = np.random.default_rng(11)
+    checked = executed = eager = 0
+    for seed in range(90):
+        n = int(rng.integers(1, 600))
+        t, q = make_pair(seed, n, rate_indel=(0.0, 0.03, 0.15)[seed % 3], soft=seed % 2 == 0,
+                         ns=seed % 5 == 0)
+        if not q:
+            continue
+        T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
+        Y = (300, 1000, 9400)[seed % 3]
+        sides = random_sides(rng, t, q, 3) + [(0, 0, 0), (1, len(t) - 1, len(q) - 1)]
+        b = Batch(T, Q, sides).inspect(X.inspect_cpu, Y=Y, trim=trim)
+        ex, _ = b.execute(X.execute_cpu, Y=Y, trim=trim)
+        for k, (rev, a1, a2) in enumerate(sides):
+            for two_pass in (False, True):
+                s, er, ec, trunc, ops, _ = extend_one_side(T, Q, a1, a2, bool(rev), SUB, 400, 30,
+                                                           Y, trim, 1 << 40, two_pass)
+                want = (int(s), int(er), int(ec), ops.tolist())
+                got = (int(b.out[k, O_SCORE]), int(b.out[k, O_END_R]), int(b.out[k, O_END_C]),
+                       b.ops(k, ex))
+                assert got == want, (seed, rev, a1, a2, two_pass)
+                assert b.out[k, O_STATUS] == 0
+            checked += 1
+            executed += k in ex
+            eager += b.out[k, O_NOPS] >= 0
+    assert checked > 300 and executed > 50 and eager > 50
+
+
+def test_twin_flags_overflow_and_truncation():
+    """Rows wider than the work buffer, or LASTZ's traceback budget exhausted: flagged."""
+    t, q = make_pair(3, 3000, rate_sub=0.02, rate_indel=0.0)
+    T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
+    b = Batch(T, Q, [(0, 0, 0)], width=128).inspect(X.inspect_cpu, Y=9400)
+    assert b.out[0, O_STATUS] & ST_OVERFLOW            # tail 319 > 128 cells
+    b = Batch(T, Q, [(0, 0, 0)]).inspect(X.inspect_cpu, tb_cells=100_000)
+    assert b.out[0, O_STATUS] & ST_TRUNCATED
+    full = extend_one_side(T, Q, 0, 0, False, SUB, 400, 30, 9400, True, 100_000, True)
+    assert full[3]                                    # the CPU engine truncates too
+
+
+# --- 2. GPU kernels equal their CPU twins (simulator) -------------------------------------
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    monkeypatch.setattr(X, "THREADS", 4)              # several blocks on a tiny batch
+
+
+def _small_case(seed, n, k, Y):
+    t, q = make_pair(seed, n, rate_indel=0.08, ns=True, soft=True)
+    T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
+    rng = np.random.default_rng(seed)
+    sides = [(0, 0, 0), (1, len(t) - 1, len(q) - 1)] + random_sides(rng, t, q, k)
+    return T, Q, sides, Y
+
+
+@pytest.mark.parametrize("trim", [True, False])
+def test_thread_inspector_and_executor_match_twins(small_blocks, trim):
+    T, Q, sides, Y = _small_case(5, 160, 4, 9400)
+    cpu = Batch(T, Q, sides).inspect(X.inspect_cpu, Y=Y, trim=trim)
+    gpu = Batch(T, Q, sides).inspect(X.inspect_gpu, Y=Y, trim=trim)
+    same_batches(cpu, gpu)
+    assert (cpu.out[:, O_NOPS] < 0).sum() >= 2 and (cpu.out[:, O_NOPS] >= 0).sum() >= 1
+    ex_cpu, tb_cpu = cpu.execute(X.execute_cpu, Y=Y, trim=trim)
+    ex_gpu, tb_gpu = gpu.execute(X.execute_gpu, Y=Y, trim=trim)
+    assert ex_cpu == ex_gpu
+    np.testing.assert_array_equal(tb_cpu, tb_gpu)
+
+
+def test_thread_inspector_flags_match_twins(small_blocks):
+    T, Q, sides, Y = _small_case(9, 300, 1, 9400)
+    for kw in (dict(tb_cells=2_000), dict()):
+        cpu = Batch(T, Q, sides, width=400).inspect(X.inspect_cpu, **kw)
+        gpu = Batch(T, Q, sides, width=400).inspect(X.inspect_gpu, **kw)
+        same_batches(cpu, gpu)
+    assert (cpu.out[:, O_STATUS] != 0).any()
+
+
+@needs_sim
+@pytest.mark.parametrize("seed,n,Y,width", [(3, 22, 9400, 1024), (7, 70, 300, 1024),
+                                            (13, 60, 1000, 1024), (21, 90, 1200, 256)])
+def test_warp_inspector_matches_twin(seed, n, Y, width):
+    """Row-parallel mapping (max-plus scan, prefix-max pruning) == the sequential sweep."""
+    from fastz.kernels.gpu import warp
+    sys.setswitchinterval(1e-4)                      # simulator barriers poll threads
+    T, Q, sides, Y = _small_case(seed, n, 2, Y)
+    cpu = Batch(T, Q, sides, width=width).inspect(X.inspect_cpu, Y=Y)
+    gpu = Batch(T, Q, sides, width=width).inspect(warp.inspect_warp_gpu, Y=Y)
+    same_batches(cpu, gpu)
+
+
+@needs_sim
+def test_warp_inspector_flags_match_twin():
+    from fastz.kernels.gpu import warp
+    sys.setswitchinterval(1e-4)
+    T, Q, sides, _ = _small_case(4, 40, 0, 600)
+    for kw in (dict(tb_cells=150), dict()):
+        cpu = Batch(T, Q, sides, width=64).inspect(X.inspect_cpu, Y=600, **kw)
+        gpu = Batch(T, Q, sides, width=64).inspect(warp.inspect_warp_gpu, Y=600, **kw)
+        same_batches(cpu, gpu)
+    assert (cpu.out[:, O_STATUS] != 0).any()
+
+
+# --- 3. the resolution claim ---------------------------------------------------------------
+
+def _captured_strands(argv, monkeypatch, capsys):
+    """[(target chars, query strand chars, anchors, gapped threshold)] of a CLI run."""
+    import fastz.pipeline.gapped as pg
+    seen = []
+    orig = pg.gapped_extend
+
+    def spy(target, query, strand, anchors, scores, ydrop, gappedthresh, **kw):
+        seen.append((target.chars, query.chars, anchors.copy(), gappedthresh))
+        return orig(target, query, strand, anchors, scores, ydrop, gappedthresh, **kw)
+
+    monkeypatch.setattr(pg, "gapped_extend", spy)
+    _run_fastz([*argv, "--workers=1", "--backend=cpu"], capsys)
+    return seen
+
+
+def test_unbounded_result_exact_when_usable(shared_pairs, monkeypatch, capsys):
+    """Whenever resolve would take the unbounded (device) result, it equals the bounded one.
+
+    Replays LASTZ's anchor loop with the CPU engine on a real pair's anchors;
+    before each anchor the same extension is also computed against an empty set
+    of alignments (what the device computes) and, when ``device_result_usable``
+    accepts it, compared with the bounded one.
+    """
+    from fastz.kernels.bounds import skip_test
+    from fastz.kernels.gapped import (
+        M_HEAD_S, N_RESULT, N_STATS, R_FIRST, R_NRUNS, R_SCORE, R_STATUS, SKIPPED, accept,
+        extend_pair, new_state, new_work,
+    )
+    from fastz.kernels.gpu.resolve import device_result_usable
+    p = shared_pairs / "lastz_pseudocat_vs_pseudopig"
+    strands = _captured_strands([f"{p}/target.fa", f"{p}/query.fa", "--nogfextend"],
+                                monkeypatch, capsys)
+    sub = SUB
+    compared = conflicted = 0
+    for T, Q, anchors, thresh in strands:
+        seqs = padded(T, Q)
+        n = anchors.shape[0]
+        al, sg, ops, meta = new_state(n + 1)
+        e_al, e_sg, _e_ops, e_meta = new_state(1)
+        work, ework = new_work(), new_work()
+        st = np.zeros(N_STATS, np.int64)
+        for k in range(n):
+            a1, a2 = int(anchors["pos1"][k]), int(anchors["pos2"][k])
+            args = (seqs, T, Q, a1, a2, 0, len(T), 0, len(Q), sub, 400, 30, 9400, True,
+                    83_886_080 - 7, True)
+            res = np.zeros(N_RESULT, np.int64)
+            work = extend_pair(*args, al, sg, meta, (2 * k + 2) << 32, work, st, res)
+            if res[R_STATUS] == SKIPPED:
+                continue
+            ures = np.zeros(N_RESULT, np.int64)
+            ework = extend_pair(*args, e_al, e_sg, e_meta, 1 << 40, ework, st, ures)
+            _skip, lseg, _la, rseg, _ra = skip_test(al, sg, meta[M_HEAD_S], a1, a2)
+            if device_result_usable(al, sg, meta, ures, a1, a2, lseg, rseg, a2 + 1,
+                                    len(Q) - a2 - 1):
+                compared += 1
+                assert ures[1:6].tolist() == res[1:6].tolist(), k    # start, stop, score
+                assert (ework[9][ures[R_FIRST]:ures[R_NRUNS]].tolist()
+                        == work[9][res[R_FIRST]:res[R_NRUNS]].tolist()), k
+            else:
+                conflicted += 1
+            if res[R_SCORE] >= thresh:
+                al, sg, ops = accept(al, sg, ops, meta, res, work[9], False)
+    assert compared > 300 and conflicted > 10
+
+
+def test_speculate_mask_shadows_near_anchors():
+    from fastz.kernels.gpu.resolve import speculate_mask
+    a1 = np.array([1000, 1010, 1000, 90_000, 5000], np.int64)
+    a2 = np.array([1000, 1005, 500, 90_000, 5000 - 299], np.int64)
+    assert speculate_mask(a1, a2, 300, 50_000).tolist() == [True, False, True, True, False]
+
+
+# --- 4. end to end --------------------------------------------------------------------------
+
+def _run_fastz(argv, capsys):
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    return capsys.readouterr().out.encode()
+
+
+@pytest.mark.parametrize("mapping", ["thread", "warp"])
+def test_gpu_backend_end_to_end_matches_cpu_and_lastz(shared_pairs, capsys, monkeypatch, mapping):
+    """--backend=gpu on the simulator == --backend=cpu == lastz (tiny slices, small ydrop)."""
+    if mapping == "warp":
+        sys.setswitchinterval(1e-4)
+        d, rng, extra = "lastz_pseudocat_vs_pseudopig", "1..3000", ["--ydrop=1500", "--nogfextend"]
+    else:
+        d, rng, extra = "mito_human_orang", "1..800", ["--ydrop=1500", "--nogfextend"]
+    monkeypatch.setenv("FASTZ_GPU_MAPPING", mapping)
+    p = shared_pairs / d
+    args = [f"{p}/target.fa[{rng}]", f"{p}/query.fa[{rng}]", *extra, "--format=general"]
+    cpu = _run_fastz([*args, "--backend=cpu"], capsys)
+    gpu = _run_fastz([*args, "--backend=gpu", "--stats=-"], capsys)
+    assert gpu == cpu
+    assert cpu.count(b"\n") > 3
+    assert drop_version(run_lastz(args)) == drop_version(cpu)
+
+
+def test_gpu_path_with_cpu_twins_matches_cpu(shared_pairs, capsys, monkeypatch):
+    """The whole device path (resolution with conflicts and redos) on a real pair, run
+    with the kernels' CPU twins (FASTZ_GPU_ENGINE=twin) at CPU speed."""
+    monkeypatch.setenv("FASTZ_GPU_ENGINE", "twin")
+    device.reset_probe()
+    try:
+        p = shared_pairs / "lastz_pseudocat_vs_pseudopig"
+        args = [f"{p}/target.fa", f"{p}/query.fa", "--nogfextend", "--format=general"]
+        cpu = _run_fastz([*args, "--backend=cpu"], capsys)
+        twin = _run_fastz([*args, "--backend=gpu", "--stats=-"], capsys)
+    finally:
+        device.reset_probe()
+    assert twin == cpu
+    assert drop_version(run_lastz(args)) == drop_version(cpu)
+
+
+# --- 5. backend selection -------------------------------------------------------------------
+
+@pytest.fixture
+def no_device(monkeypatch):
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "0")
+    monkeypatch.delenv("FASTZ_GPU_ENGINE", raising=False)
+    monkeypatch.setattr(device, "_driver_present", lambda: False)
+    device.reset_probe()
+    yield
+    device.reset_probe()
+
+
+def test_gpu_without_device_is_one_line_error(no_device, capsys):
+    with pytest.raises(BackendUnavailable, match="--backend=gpu"):
+        device.select_backend("gpu")
+    assert cli.main(["t.fa", "q.fa", "--backend=gpu"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("fastz: --backend=gpu: no usable GPU") and err.count("\n") == 1
+
+
+def test_auto_falls_back_to_cpu_and_says_why(no_device, capsys):
+    assert device.select_backend("auto") == "cpu"
+    err = capsys.readouterr().err
+    assert "using the CPU backend" in err and err.count("\n") == 1
+    assert device.select_backend("auto", quiet=True) == "cpu"
+    assert capsys.readouterr().err == ""
+    assert device.select_backend("cpu") == "cpu"
+
+
+def test_simulator_counts_as_device_for_gpu_only():
+    if REAL:
+        pytest.skip("simulator-only")
+    device.reset_probe()
+    assert device.simulated() and device.probe()[0]
+    assert device.select_backend("gpu") == "gpu"
+    assert device.select_backend("auto") == "cpu"
+
+
+def test_importing_fastz_needs_no_gpu_stack():
+    code = ("import sys, fastz, fastz.pipeline, fastz.cli, fastz.kernels.device;"
+            "bad = [m for m in ('cupy', 'numba.cuda', 'numba_cuda') if m in sys.modules];"
+            "print(bad)")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+# --- 6. real device (FASTZ_TEST_REAL_GPU=1) ---------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not REAL, reason="needs FASTZ_TEST_REAL_GPU=1 and a CUDA device")
+@pytest.mark.parametrize("mapping", ["thread", "warp"])
+def test_real_device_kernels_match_twins(mapping):
+    from fastz.kernels.gpu import warp
+    assert device.probe()[0], device.probe()[1]
+    rng = np.random.default_rng(5)
+    t, q = make_pair(1, 4000, rate_indel=0.05)
+    T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
+    sides = random_sides(rng, t, q, 300) + [(0, 0, 0), (1, len(t) - 1, len(q) - 1)]
+    cpu = Batch(T, Q, sides, width=4096).inspect(X.inspect_cpu)
+    fn = warp.inspect_warp_gpu if mapping == "warp" else X.inspect_gpu
+    xp = device.xp()
+    g = Batch(T, Q, sides, width=4096)
+    names = ("rev", "a1", "a2", "M", "N", "rcap", "roff", "rows", "cc", "dd", "tbe", "eops", "out")
+    for name in names:
+        setattr(g, name, xp.asarray(getattr(g, name)))
+    g.seqs = tuple(xp.asarray(s) for s in g.seqs)
+    sub = SUB
+    fn(*g.seqs, g.rev, g.a1, g.a2, g.M, g.N, xp.asarray(sub), 30, 430, 9400, True, 1 << 40,
+       g.cc, g.dd, g.width, g.tbe, g.eops, g.rows, g.roff, g.rcap, g.out)
+    device.synchronize()
+    for name in ("out", "eops", "rows", "tbe"):
+        np.testing.assert_array_equal(getattr(cpu, name), device.to_host(getattr(g, name)))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not REAL, reason="needs FASTZ_TEST_REAL_GPU=1 and a CUDA device")
+def test_real_device_end_to_end(shared_pairs, capsys):
+    p = shared_pairs / "lastz_pseudocat_vs_pseudopig"
+    args = [f"{p}/target.fa", f"{p}/query.fa", "--nogfextend", "--format=general"]
+    cpu = _run_fastz([*args, "--backend=cpu"], capsys)
+    gpu = _run_fastz([*args, "--backend=gpu"], capsys)
+    assert gpu == cpu

@@ -178,16 +178,19 @@ def test_thread_inspector_and_executor_match_twins(small_blocks, trim):
 
 def test_thread_inspector_flags_match_twins(small_blocks):
     T, Q, sides, Y = _small_case(9, 300, 1, 9400)
-    for kw in (dict(tb_cells=2_000), dict()):
-        cpu = Batch(T, Q, sides, width=400).inspect(X.inspect_cpu, **kw)
-        gpu = Batch(T, Q, sides, width=400).inspect(X.inspect_gpu, **kw)
+    flagged = 0
+    for kw in (dict(tb_cells=2_000), dict(width=330)):
+        width = kw.pop("width", 1024)
+        cpu = Batch(T, Q, sides, width=width).inspect(X.inspect_cpu, **kw)
+        gpu = Batch(T, Q, sides, width=width).inspect(X.inspect_gpu, **kw)
         same_batches(cpu, gpu)
-    assert (cpu.out[:, O_STATUS] != 0).any()
+        flagged |= int(np.bitwise_or.reduce(cpu.out[:, O_STATUS]))
+    assert flagged == ST_OVERFLOW | ST_TRUNCATED
 
 
 @needs_sim
 @pytest.mark.parametrize("seed,n,Y,width", [(3, 22, 9400, 1024), (7, 70, 300, 1024),
-                                            (13, 60, 1000, 1024), (21, 90, 1200, 256)])
+                                            (13, 40, 1000, 1024), (21, 50, 1200, 256)])
 def test_warp_inspector_matches_twin(seed, n, Y, width):
     """Row-parallel mapping (max-plus scan, prefix-max pruning) == the sequential sweep."""
     from fastz.kernels.gpu import warp
@@ -203,11 +206,14 @@ def test_warp_inspector_flags_match_twin():
     from fastz.kernels.gpu import warp
     sys.setswitchinterval(1e-4)
     T, Q, sides, _ = _small_case(4, 40, 0, 600)
-    for kw in (dict(tb_cells=150), dict()):
-        cpu = Batch(T, Q, sides, width=64).inspect(X.inspect_cpu, Y=600, **kw)
-        gpu = Batch(T, Q, sides, width=64).inspect(warp.inspect_warp_gpu, Y=600, **kw)
+    flagged = 0
+    for kw in (dict(tb_cells=150), dict(width=32), dict()):
+        width = kw.pop("width", 64)
+        cpu = Batch(T, Q, sides, width=width).inspect(X.inspect_cpu, Y=600, **kw)
+        gpu = Batch(T, Q, sides, width=width).inspect(warp.inspect_warp_gpu, Y=600, **kw)
         same_batches(cpu, gpu)
-    assert (cpu.out[:, O_STATUS] != 0).any()
+        flagged |= int(np.bitwise_or.reduce(cpu.out[:, O_STATUS]))
+    assert flagged == ST_OVERFLOW | ST_TRUNCATED
 
 
 # --- 3. the resolution claim ---------------------------------------------------------------
@@ -242,8 +248,8 @@ def test_unbounded_result_exact_when_usable(shared_pairs, monkeypatch, capsys):
     )
     from fastz.kernels.gpu.resolve import device_result_usable
     p = shared_pairs / "lastz_pseudocat_vs_pseudopig"
-    strands = _captured_strands([f"{p}/target.fa", f"{p}/query.fa", "--nogfextend"],
-                                monkeypatch, capsys)
+    strands = _captured_strands([f"{p}/target.fa", f"{p}/query.fa", "--nogfextend",
+                                 "--strand=plus"], monkeypatch, capsys)
     sub = SUB
     compared = conflicted = 0
     for T, Q, anchors, thresh in strands:
@@ -274,7 +280,7 @@ def test_unbounded_result_exact_when_usable(shared_pairs, monkeypatch, capsys):
                 conflicted += 1
             if res[R_SCORE] >= thresh:
                 al, sg, ops = accept(al, sg, ops, meta, res, work[9], False)
-    assert compared > 300 and conflicted > 10
+    assert compared > 150 and conflicted > 10
 
 
 def test_speculate_mask_shadows_near_anchors():
@@ -306,7 +312,7 @@ def test_gpu_backend_end_to_end_matches_cpu_and_lastz(shared_pairs, capsys, monk
     cpu = _run_fastz([*args, "--backend=cpu"], capsys)
     gpu = _run_fastz([*args, "--backend=gpu", "--stats=-"], capsys)
     assert gpu == cpu
-    assert cpu.count(b"\n") > 3
+    assert cpu.count(b"\n") >= 2
     assert drop_version(run_lastz(args)) == drop_version(cpu)
 
 

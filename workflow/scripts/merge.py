@@ -117,6 +117,7 @@ class Aln:
     q_hi: int
     text: str                     # the alignment's lines, as they will be written
     order: tuple = ()
+    where: str = ""               # names and coordinates, for the report
 
 
 # --- per-format parsing -------------------------------------------------------------------
@@ -224,7 +225,7 @@ def parse_axt(text: str, fmt: str, target: Side, query: Side):
         q_lo, q_hi = _q_forward(strand, int(f[5]) - 1, int(f[6]), query.length(qrec))
         rest = b[0].split(" ", 1)[1]
         alns.append(Aln(qrec, strand, trec, int(f[2]) - 1, int(f[3]), q_lo, q_hi,
-                        "\x00" + rest + "".join(b[1:])))
+                        "\x00 " + rest + "".join(b[1:])))
     return head, alns, tail
 
 
@@ -309,12 +310,14 @@ def parse_lav(text: str, fmt: str, target: Side, query: Side):
     tail: list[str] = []
     alns: list[Aln] = []
     cur = None                        # (trec, qrec, strand, d1, d2) of the current s stanza
-    seen_s = False
+    in_tail = False                   # from the m stanza on: the job footer
     for kind, lines in st:
-        if kind == "d":
+        in_tail = in_tail or kind == "m"
+        if in_tail:
+            tail += lines
+        elif kind == "d":
             head += ["#:lav\n"] + lines
         elif kind == "s":
-            seen_s = True
             tl, ql = lines[1], lines[2]
             tq = re.match(r'^\s*"(.*)" (\d+) (\d+) (\d+) (\d+)\s*$', tl)
             qq = re.match(r'^\s*"(.*)" (\d+) (\d+) (\d+) (\d+)\s*$', ql)
@@ -339,10 +342,6 @@ def parse_lav(text: str, fmt: str, target: Side, query: Side):
                             _shift_a(lines, d1, d2)))
         elif kind == "x":
             raise MergeError("LAV x stanzas (dynamic masking) cannot be merged")
-        elif kind in ("m", "#:eof", "other") and seen_s or kind == "m":
-            tail += lines
-        elif kind == "other":
-            head += lines
     return head, alns, tail
 
 
@@ -357,9 +356,8 @@ def _owned(p: Piece, lo: int, hi: int) -> bool:
     return 2 * p.core_start <= lo + hi < 2 * p.core_end
 
 
-def _near_border(p: Piece, length: int, lo: int, hi: int) -> bool:
-    return (p.start > 0 and lo - p.start < BORDER_SLACK) or \
-        (p.end < length and p.end - hi < BORDER_SLACK)
+def _near_border(p: Piece, length: int, lo: int, hi: int, slack: int) -> bool:
+    return (p.start > 0 and lo - p.start < slack) or (p.end < length and p.end - hi < slack)
 
 
 @dataclass
@@ -370,7 +368,7 @@ class Report:
     pairs: int = 0
     read: int = 0
     kept: int = 0
-    suspects: list[str] = field(default_factory=list)
+    suspects: list[tuple["Aln", str]] = field(default_factory=list)   # (alignment, why)
 
     def text(self) -> str:
         out = [f"chunk pairs: {self.pairs}", f"alignments read: {self.read}",
@@ -381,7 +379,7 @@ class Report:
         if self.suspects:
             out.append("  the merged output may differ from one whole-genome run here; "
                        "raise chunk_overlap (docs/workflow.md, 'Merge rule')")
-            out += ["  " + b for b in self.suspects[:50]]
+            out += [f"  {a.where}: {why}" for a, why in self.suspects[:50]]
             if len(self.suspects) > 50:
                 out.append(f"  ... and {len(self.suspects) - 50} more")
         return "\n".join(out) + "\n"
@@ -393,7 +391,8 @@ def _holders(side: Side, rec: int, lo: int, hi: int) -> list[str]:
 
 
 def merge(fmt: str, target: Side, query: Side, outputs: Iterable[tuple[str, str, str]],
-          out: TextIO, report: Report | None = None) -> Report:
+          out: TextIO, report: Report | None = None, border_slack: int = BORDER_SLACK
+          ) -> Report:
     """Merge chunk outputs ``(target chunk, query chunk, text)`` into ``out``.
 
     Besides ownership, every alignment read is remembered (by a hash of its lifted
@@ -425,18 +424,17 @@ def merge(fmt: str, target: Side, query: Side, outputs: Iterable[tuple[str, str,
             if not (_owned(tpiece, a.t_lo, a.t_hi) and _owned(qpiece, a.q_lo, a.q_hi)):
                 continue
             a.order = (pair_ix, k, key, tc, qc)
-            if _near_border(tpiece, target.length(a.trec), a.t_lo, a.t_hi) or \
-                    _near_border(qpiece, query.length(a.qrec), a.q_lo, a.q_hi):
-                report.suspects.append(f"{_where(a, target, query)} from {tc} x {qc} "
-                                       "ends at a chunk border")
+            a.where = _where(a, target, query)
+            if _near_border(tpiece, target.length(a.trec), a.t_lo, a.t_hi, border_slack) or \
+                    _near_border(qpiece, query.length(a.qrec), a.q_lo, a.q_hi, border_slack):
+                report.suspects.append((a, f"from {tc} x {qc}, ends at a chunk border"))
             kept.append(a)
     for a in kept:
         _, _, key, tc, qc = a.order
         for t2 in _holders(target, a.trec, a.t_lo, a.t_hi):
             for q2 in _holders(query, a.qrec, a.q_lo, a.q_hi):
                 if (t2, q2) not in seen[key]:
-                    report.suspects.append(f"{_where(a, target, query)} from {tc} x {qc} "
-                                           f"is not in {t2} x {q2}")
+                    report.suspects.append((a, f"from {tc} x {qc}, not in {t2} x {q2}"))
     report.kept += len(kept)
     head, tail = head or [], tail or []
     if fam == "lav":
@@ -454,6 +452,18 @@ def merge(fmt: str, target: Side, query: Side, outputs: Iterable[tuple[str, str,
 def _where(a: Aln, target: Side, query: Side) -> str:
     return (f"{target.records[a.trec]['name']}:{a.t_lo}-{a.t_hi} x "
             f"{query.records[a.qrec]['name']}:{a.q_lo}-{a.q_hi} {'+-'[a.strand]}")
+
+
+def _lav_d_line(head: list[str], target: Side, query: Side) -> list[str]:
+    """The d stanza with the whole-genome command line (program, files, options)."""
+    out = list(head)
+    for k, ln in enumerate(out):
+        if ln.startswith('  "'):
+            parts = ln[3:].split(" ", 3)
+            if len(parts) == 4:
+                out[k] = f'  "{parts[0]} {target.path} {query.path} {parts[3]}'
+            break
+    return out
 
 
 def _write_lav(kept: list[Aln], head, tail, target: Side, query: Side, out: TextIO) -> None:
@@ -482,6 +492,7 @@ def _write_lav(kept: list[Aln], head, tail, target: Side, query: Side, out: Text
 
 def merge_texts(fmt: str, target: Side, query: Side,
                 outputs: Iterable[tuple[str, str, str]]) -> str:
+    """``merge`` into a string (the report is dropped)."""
     import io
     buf = io.StringIO()
     merge(fmt, target, query, outputs, buf)

@@ -63,11 +63,11 @@ for c in "${CASES[@]}"; do
   cp -f "$PAIRS/$name/target.fa" "$PAIRS/$name/query.fa" "$DEST/pairs/$name/"
   tag=$name$(echo "$opts" | tr -d ' =-' | sed 's/^\(.\)/_\1/')
   if [ ! -s "$DEST/lastz/$tag.out" ]; then
-    start=$(date +%s.%N)
+    start=$(date +%s%3N)
     # shellcheck disable=SC2086
     (cd "$DEST" && lastz "pairs/$name/target.fa" "pairs/$name/query.fa" $opts > "lastz/$tag.out")
-    end=$(date +%s.%N)
-    echo "lastz $tag: $(echo "$end - $start" | bc) s here"
+    end=$(date +%s%3N)
+    echo "lastz $tag: $(( (end - start) / 1000 )) s here"
   fi
   printf '%s\t%s\t%s\n' "$tag" "$name" "$opts" >> "$DEST/cases.tsv"
 done

@@ -10,13 +10,14 @@ Help text is generated here, grouped by stage, with defaults read from ``Options
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import textwrap
 
 import click
 
 from . import __version__
-from .errors import FastzError
+from .errors import FastzError, Interrupted
 from .lastz_words import (FIELD_ALIASES, FORMATS, GENERAL_FIELDS, HelpRequested, YASRA,
                           YASRA_NEW)
 from .options import Options
@@ -192,7 +193,7 @@ def version_text() -> str:
 
 # --- Commands -------------------------------------------------------------------------
 
-_TOP_LEVEL = {"align", "compare", "dotplot"}
+_TOP_LEVEL = {"align", "compare", "dotplot", "workflow"}
 
 
 class _FastzGroup(click.Group):
@@ -209,12 +210,25 @@ class _FastzGroup(click.Group):
             args = ["align", *args]
         if args[0] == "align":                  # the raw words, untouched by click's parser
             ctx.meta["fastz.align_words"] = list(args[1:])
+        if args[0] == "workflow":               # (keeps "--" for fastz.workflow)
+            ctx.meta["fastz.workflow_words"] = list(args[1:])
         return super().parse_args(ctx, args)
 
 
 @click.group(cls=_FastzGroup, add_help_option=False)
 def cli():
     """fastz: whole-genome DNA alignment, byte-identical to LASTZ."""
+
+
+@cli.command("workflow", add_help_option=False,
+             context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                               "allow_interspersed_args": False})
+@click.argument("words", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def workflow_cmd(ctx, words):
+    """Align whole genomes chunk by chunk with Snakemake (fastz workflow --help)."""
+    from .workflow import main as workflow_main
+    return workflow_main(ctx.meta.get("fastz.workflow_words", list(words)))
 
 
 @cli.command("align", add_help_option=False,
@@ -267,16 +281,88 @@ def dotplot_cmd(alignments, output, title, size, dpi):
     return 0
 
 
+# --- Signals ---------------------------------------------------------------------------
+
+_STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP")
+                      if hasattr(signal, n))
+
+
+def _kill_workers() -> None:
+    """Stop this process's worker processes at once (they would otherwise finish the
+    strands they hold before the pool shuts down)."""
+    import multiprocessing
+    for proc in list(getattr(multiprocessing.process, "_children", ())):
+        try:
+            proc.kill()
+        except Exception:       # noqa: BLE001 (already gone)
+            pass
+
+
+def _on_signal(signum, frame):
+    """First signal: stop the workers and unwind (``finally`` blocks remove temporary
+    files).  A second one while unwinding: remove them and leave at once."""
+    if getattr(_on_signal, "stopping", False):
+        from .io.output import TEMP_FILES, remove_temp_file
+        for tmp in list(TEMP_FILES):
+            remove_temp_file(tmp)
+        os._exit(128 + signum)
+    _on_signal.stopping = True
+    _kill_workers()
+    raise Interrupted(signum)
+
+
+def _install_signal_handlers() -> dict:
+    """LASTZ dies on these signals and leaves its output behind; fastz unwinds.  Only
+    the main thread may set handlers; elsewhere nothing is changed."""
+    _on_signal.stopping = False
+    old = {}
+    try:
+        for sig in _STOP_SIGNALS:
+            if signal.getsignal(sig) is signal.SIG_IGN:
+                continue              # e.g. SIGHUP under nohup, SIGINT in a background job
+            old[sig] = signal.signal(sig, _on_signal)
+    except ValueError:               # not the main thread
+        pass
+    return old
+
+
+def _restore_signal_handlers(old: dict) -> None:
+    for sig, handler in old.items():
+        try:
+            signal.signal(sig, handler)
+        except (ValueError, TypeError):
+            pass
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split("\n")).strip() or type(exc).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line.  With ``argv`` given (tests) the exit status is returned;
-    with ``argv=None`` (console script, ``python -m fastz``) the process exits with it."""
+    with ``argv=None`` (console script, ``python -m fastz``) the process exits with it.
+
+    Every failure is one line ``fastz: <message>`` on stderr and a non-zero status: 1
+    for an error, 128 + n for signal n (130 SIGINT, 143 SIGTERM), 141 for a closed
+    pipe.  Only a bug in fastz shows a traceback.
+    """
     args = sys.argv[1:] if argv is None else list(argv)
+    handlers = _install_signal_handlers()
     try:
         rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
+    except Interrupted as exc:
+        name = signal.Signals(exc.signum).name
+        print(f"{PROG}: stopped by {name}; the run is incomplete", file=sys.stderr)
+        code = 128 + exc.signum
+    except KeyboardInterrupt:                      # (no handler: not the main thread)
+        print(f"{PROG}: stopped by SIGINT; the run is incomplete", file=sys.stderr)
+        code = 130
     except FastzError as exc:
-        msg = " ".join(str(exc).split("\n")).strip() or type(exc).__name__
-        print(f"{PROG}: {msg}", file=sys.stderr)
+        print(f"{PROG}: {_one_line(exc)}", file=sys.stderr)
+        code = 1
+    except MemoryError:
+        print(f"{PROG}: out of memory", file=sys.stderr)
         code = 1
     except click.exceptions.Exit as exc:
         code = exc.exit_code
@@ -290,6 +376,13 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())     # (no second error when Python flushes)
         code = 141
+    except OSError as exc:
+        # the environment failed under us (I/O error, disk full): say so in one line
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        print(f"{PROG}: {exc.strerror or _one_line(exc)}{where}", file=sys.stderr)
+        code = 1
+    finally:
+        _restore_signal_handlers(handlers)
     if argv is None:
         sys.exit(code)
     return code

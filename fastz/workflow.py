@@ -123,7 +123,10 @@ def main(argv: list[str]) -> int:
     except ImportError:
         raise FastzError("fastz workflow needs snakemake: pip install 'fastz-align[workflow]'") \
             from None
-    cmd, config, outdir = build_command(list(argv))
+    try:
+        cmd, config, outdir = build_command(list(argv))
+    except SystemExit as exc:                  # --help, or a usage error (argparse)
+        return int(exc.code or 0)
     outdir.mkdir(parents=True, exist_ok=True)
     # JSON is YAML: no quoting surprises for option strings
     (outdir / "fastz_workflow.yaml").write_text(json.dumps(config, indent=2) + "\n")

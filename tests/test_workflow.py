@@ -135,11 +135,13 @@ def test_chunk_specs_load_the_planned_bases(tmp_path, shared_pairs):
 # --- merge (against real lastz) -----------------------------------------------------------
 
 
-def _chunked_lastz(run_lastz, pairs: Path, tmp: Path, fmt: str, size: int, overlap: int):
+def _chunked_lastz(run_lastz, pairs: Path, tmp: Path, fmt: str, size: int, overlap: int,
+                   target_size: int | None = None):
     """Partition both genomes, run lastz on every chunk pair, merge; also the whole run
     merged through the same code (sorted the same way)."""
     t, q = pairs / "target.fa", pairs / "query.fa"
-    wf_partition.partition(str(t), str(tmp / "t"), "t", size, overlap, fmt != "lav", True)
+    wf_partition.partition(str(t), str(tmp / "t"), "t", target_size or size, overlap,
+                           fmt != "lav", True)
     wf_partition.partition(str(q), str(tmp / "q"), "q", size, overlap, True, False)
     tspecs, qspecs = (wf_partition.read_chunks(str(tmp / s)) for s in "tq")
     jobs = [(tc, ts, qc, qs) for tc, ts in tspecs.items() for qc, qs in qspecs.items()]
@@ -151,7 +153,9 @@ def _chunked_lastz(run_lastz, pairs: Path, tmp: Path, fmt: str, size: int, overl
     query = wf_merge.Side.from_dir(str(tmp / "q"), str(q))
     buf = io.StringIO()
     report = wf_merge.merge(fmt, target, query, outs, buf)
-    whole = run_lastz([str(t), str(q), f"--format={fmt}"]).decode()
+    several = len(target.records) > 1
+    whole = run_lastz([f"{t}[multiple]" if several else str(t), str(q),
+                       f"--format={fmt}"]).decode()
     ref = wf_merge.merge_texts(fmt, wf_merge.Side.whole(target.records, str(t)),
                                wf_merge.Side.whole(query.records, str(q)),
                                [("all", "all", whole)])
@@ -168,6 +172,15 @@ def test_merge_equals_whole_run_in_every_format(tmp_path, shared_pairs, lastz_ru
     assert report.pairs == 18 and report.kept == 14 and report.read > report.kept
     assert got == ref
     assert got == whole          # no equal target starts here, so even the order is LASTZ's
+
+
+def test_merge_with_a_multiple_target_chunk(tmp_path, shared_pairs, lastz_runner):
+    """Both target records packed into one [multiple] chunk, the query in 5 chunks."""
+    got, ref, whole, report = _chunked_lastz(lastz_runner, shared_pairs / "mlc_testdata_pair",
+                                             tmp_path, "maf", 200000, 20000, 600000)
+    spec = wf_partition.read_chunks(str(tmp_path / "t"))["t00000"]
+    assert spec.endswith("[multiple]") and report.pairs == 5
+    assert got == ref and compare_texts(got, whole).same_set
 
 
 def test_merge_flags_alignments_cut_by_a_short_overlap(tmp_path, shared_pairs, lastz_runner):
@@ -248,26 +261,40 @@ def test_snakemake_lint_is_clean(tmp_path, shared_pairs):
 
 
 def test_dry_run_lists_the_expected_jobs(tmp_path, shared_pairs):
-    cfg = _config(shared_pairs / PSEUDO, tmp_path / "out", chunk_size=10000,
-                  chunk_overlap=4000, format="general")
+    out = tmp_path / "out"
+    cfg = _config(shared_pairs / PSEUDO, out, chunk_size=10000, chunk_overlap=4000,
+                  format="general")
     before = _snakemake(["-n", *cfg], tmp_path)
     assert _job_counts(before.stdout) == {"partition": 2, "merge": 1, "all": 1}
-    _snakemake(["--cores", "1", "--until", "partition", *cfg], tmp_path)
+    # what the checkpoint writes (its script's function): 3 target, 12 query chunks
+    for side, prefix in (("target", "t"), ("query", "q")):
+        wf_partition.partition(str(shared_pairs / PSEUDO / f"{side}.fa"),
+                               str(out / "chunks" / side), prefix, 10000, 4000,
+                               True, side == "target")
     after = _snakemake(["-n", *cfg], tmp_path)
-    # the checkpoint found 3 target and 12 query chunks: one fastz job per pair
     assert _job_counts(after.stdout) == {"align": 36, "merge": 1, "all": 1}
-    assert "result.general" in after.stdout
+    assert f"{out}/align/general/t00002/q00011.out" in after.stdout
 
 
-@pytest.mark.parametrize("extra,message", [
-    ({"chunk_overlap": 20000, "chunk_size": 10000}, "must be smaller"),
-    ({"format": "sam"}, "format"),
-    ({"fastz_options": "--self"}, "--self is not supported"),
-])
-def test_bad_config_is_refused_at_start(tmp_path, shared_pairs, extra, message):
-    res = _snakemake(["-n", *_config(shared_pairs / PSEUDO, tmp_path / "o", **extra)],
-                     tmp_path, check=False)
-    assert res.returncode != 0 and message in res.stdout + res.stderr
+def test_schema_refuses_bad_values():
+    import yaml
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    pytest.importorskip("snakemake")
+    good = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    validate(dict(good), str(REPO / "config" / "schema.yaml"))
+    for key, value in (("format", "sam"), ("format", ["maf", "bam"]), ("chunk_size", 0),
+                       ("chunk_overlap", -1), ("unknown_key", 1), ("align", {"gpu": -1})):
+        with pytest.raises(WorkflowError):
+            validate({**good, key: value}, str(REPO / "config" / "schema.yaml"))
+
+
+def test_unsupported_fastz_option_is_refused_at_start(tmp_path, shared_pairs):
+    res = _snakemake(["-n", *_config(shared_pairs / PSEUDO, tmp_path / "o",
+                                     fastz_options="--step=5 --self")], tmp_path, check=False)
+    assert res.returncode != 0
+    assert "--self is not supported by the workflow" in res.stdout + res.stderr
 
 
 def _whole_fastz(target: str, query: str) -> str:
@@ -309,8 +336,8 @@ def test_fastz_workflow_hpylori_equals_one_whole_run(tmp_path, shared_pairs, mon
 
 @pytest.mark.slow
 def test_snakemake_mlc_equals_one_whole_run(tmp_path, shared_pairs):
-    """Two records per side: short records binned ([multiple] target chunk), long ones
-    cut into pieces; 3 x 3 chunk pairs via ``snakemake --config``."""
+    """Two records per side, the short one a chunk of its own, the long one cut in two:
+    3 x 3 chunk pairs via ``snakemake --config``."""
     pair = shared_pairs / "mlc_testdata_pair"
     out = tmp_path / "out"
     _snakemake(["--cores", "2", *_config(pair, out, chunk_size=260000, chunk_overlap=20000,

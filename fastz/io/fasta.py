@@ -179,19 +179,28 @@ _GT = re.compile(rb">")
 # --- format detection -----------------------------------------------------------------
 
 
-def detect_text_format(reader: ByteReader) -> str:
+def detect_text_format(reader: ByteReader, rewinds: bool = False) -> str:
     """'fastq', 'csfasta' or 'fasta' for a text file (``detect_file_type``, after magics).
 
     Also reproduces two side effects of LASTZ's look-ahead: when it reads past the end
     of the file, the file counts as holding no sequence (``feof`` is set, so
     ``another_sequence`` says no), and a first line of 992 bytes or more loses its
     992nd byte.  ``reader.hit_eof`` is left as LASTZ's ``feof`` would be.
+
+    ``rewinds``: the first record is loaded from a seekable file (LASTZ's read-ahead
+    with ``save_fstate``).  If its header then ends at a lone CR before byte 992
+    (a CR-only file), the byte lost is the one after the header instead: LASTZ
+    seeks back to a position its look-ahead left one byte off, and re-reads 992.
     """
     head = reader.peek(995)
     reader.hit_eof = False
     kind, hit_eof, lost = _detect(head)
     if lost:
-        reader.buf = reader.buf[:reader.pos + 992] + reader.buf[reader.pos + 993:]
+        cut = 992
+        cr = head.find(b"\r", 1, 991)
+        if rewinds and kind == "fasta" and cr > 0:
+            cut = cr + 1
+        reader.buf = reader.buf[:reader.pos + cut] + reader.buf[reader.pos + cut + 1:]
     reader.hit_eof = hit_eof
     return kind
 

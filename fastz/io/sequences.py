@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import io
 import sys
+import zlib
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -28,7 +29,8 @@ from .seqmasks import apply_mask, reverse_complement, reverse_complement_pieces,
 from .seqnames import read_names_file, short_name, subset_match_name, whitespace_to_under
 from .specifiers import SeqSpec, parse_specifier
 
-__all__ = ["SeqSpec", "parse_specifier", "load_target", "iter_queries",
+__all__ = ["SeqSpec", "parse_specifier", "load_target", "iter_queries", "scan_queries",
+           "rereadable",
            "reverse_complement", "reverse_complement_sequence"]
 
 STDIN_NAME = "(stdin)"
@@ -68,6 +70,56 @@ class _Record:
 # --- one open sequence file -------------------------------------------------------
 
 
+class _Checked:
+    """A binary stream whose read failures (I/O errors, corrupt or truncated gzip data)
+    become one-line InputErrors naming the file, instead of tracebacks."""
+
+    def __init__(self, f, filename: str):
+        self.f = f
+        self.filename = filename
+
+    def _call(self, fn, *args):
+        try:
+            return fn(*args)
+        except InputError:
+            raise
+        except EOFError:
+            raise InputError(f"can't read {self.filename}: truncated gzip data") from None
+        except gzip.BadGzipFile:
+            raise InputError(f"can't read {self.filename}: not a valid gzip file") from None
+        except zlib.error:
+            raise InputError(f"can't read {self.filename}: corrupt gzip data") from None
+        except OSError as exc:
+            raise InputError(f"can't read {self.filename}: "
+                             f"{exc.strerror or exc}") from None
+
+    def read(self, n: int = -1) -> bytes:
+        return self._call(self.f.read, n)
+
+    def peek(self, n: int = 0) -> bytes:
+        return self._call(self.f.peek, n)
+
+    def seek(self, *args) -> int:
+        return self._call(self.f.seek, *args)
+
+    def tell(self) -> int:
+        return self._call(self.f.tell)
+
+    def seekable(self) -> bool:
+        return self.f.seekable()
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def _seekable(stream) -> bool:
+    """Whether LASTZ's ``test_rewindability`` would pass (a file, not a pipe)."""
+    try:
+        return stream.seekable()
+    except (OSError, ValueError):
+        return False
+
+
 class _SequenceFile:
     """Records of one specifier's file, in LASTZ's order, with subset and subsample."""
 
@@ -77,6 +129,7 @@ class _SequenceFile:
         self.allow_iupac = bool(getattr(opts, "ambiguous_iupac", False))
         self.limits = _Limits(spec)
         self.contig = 0
+        self.warn = True                 # LASTZ's warnings on stderr (off in scan_queries)
         if spec.backward:
             raise InputError(f"(for {filename}) the backward action is not supported by fastz")
         if stream is None:
@@ -88,8 +141,13 @@ class _SequenceFile:
         self.handle = stream
         if not hasattr(stream, "peek"):
             stream = io.BufferedReader(stream)
+        stream = _Checked(stream, filename)
+        # LASTZ reads the first record twice (count, then store) when it can seek back
+        self.rewinds = _seekable(stream) and spec.subset is None and \
+            not (spec.subsample and spec.subsample[0] > 1 and spec.subsample[1] > 1)
         if stream.peek(2)[:2] == b"\x1f\x8b":      # gzip: read through it (LASTZ can't)
-            stream = gzip.open(stream, "rb")
+            stream = _Checked(gzip.open(stream, "rb"), filename)
+            self.rewinds = False
         self.reader = None
         self.kind = spec.format or self._detect(stream)
         self._check_kind()
@@ -121,7 +179,7 @@ class _SequenceFile:
         if kind is not None:
             return kind
         self.reader = fasta.ByteReader(stream)
-        return fasta.detect_text_format(self.reader)
+        return fasta.detect_text_format(self.reader, self.rewinds)
 
     def _check_kind(self) -> None:
         spec, kind = self.spec, self.kind
@@ -223,7 +281,7 @@ class _SequenceFile:
         if not keep:
             return None
         chars = rec.chars[lo:hi]
-        if chars.shape[0] == 0:
+        if chars.shape[0] == 0 and self.warn:
             if rec.header is None:
                 sys.stderr.write(f"WARNING. {name} contains an empty sequence\n")
             else:
@@ -390,6 +448,41 @@ def iter_queries(spec: str | None, opts) -> Iterator[Sequence]:
         src.close()
         raise
     return _queries(src)
+
+
+def rereadable(spec: str | None) -> bool:
+    """Whether the query input can be read twice: a regular file, or stdin
+    redirected from one (not a pipe, FIFO or terminal)."""
+    import os
+    import stat
+    try:
+        if spec is None:
+            return stat.S_ISREG(os.fstat(sys.stdin.buffer.fileno()).st_mode)
+        return stat.S_ISREG(os.stat(parse_specifier(spec).path).st_mode)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation, InputError):
+        return False
+
+
+def scan_queries(spec: str | None, opts) -> Iterator[Sequence]:
+    """Every query sequence once, read ahead of the run to find bad input before any
+    output is written (LASTZ finds a bad record only when it reaches it, after
+    printing the earlier queries' alignments).  Raises what the run would raise, in
+    the same words; LASTZ's warnings are left to the run itself.  Only for a
+    :func:`rereadable` input; stdin is put back where it was.
+    """
+    back = None
+    if spec is None:
+        back = sys.stdin.buffer.tell()
+    try:
+        src = _open(spec, opts)
+        src.warn = False
+        if not src.has_another():
+            src.close()
+            raise InputError(f"query file {src.filename} contains no sequence")
+        yield from _queries(src)
+    finally:
+        if back is not None:
+            sys.stdin.buffer.seek(back)
 
 
 def _queries(src: _SequenceFile) -> Iterator[Sequence]:

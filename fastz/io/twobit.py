@@ -60,7 +60,7 @@ class TwoBitFile:
         else:
             raise InputError(f"bad 2bit magic number in {filename} ({word:08X})")
         version, count, reserved = struct.unpack(self.endian + "III", head[4:])
-        if version != 0:
+        if version not in (0, 1):
             raise InputError(f"bad 2bit version in {filename} ({version:08X})")
         if reserved != 0:
             raise InputError(f"bad 2bit header word 4 in {filename} ({reserved:08X})")
@@ -68,18 +68,20 @@ class TwoBitFile:
             raise InputError(f"empty 2bit file {filename}")
         self.names: list[str] = []
         self.offsets: list[int] = []
-        fmt = self.endian + "I"
+        # version 1 (UCSC's faToTwoBit -long, files over 4 GiB; LASTZ reads only
+        # version 0) has 64-bit offsets in the index; the records are the same
+        fmt, width = (self.endian + "I", 4) if version == 0 else (self.endian + "Q", 8)
         for k in range(count):
             size = f.read(1)
             if not size:
                 raise InputError(f"in load_2bit_sequence for {filename}, short read for "
                                  f"sequence {k + 1}")
-            raw = f.read(size[0] + 4)
-            if len(raw) != size[0] + 4:
+            raw = f.read(size[0] + width)
+            if len(raw) != size[0] + width:
                 raise InputError(f"in load_2bit_sequence for {filename}, short read for "
                                  f"sequence {k + 1}")
-            self.names.append(raw[:-4].decode("utf-8", "surrogateescape"))
-            self.offsets.append(struct.unpack(fmt, raw[-4:])[0])
+            self.names.append(raw[:-width].decode("utf-8", "surrogateescape"))
+            self.offsets.append(struct.unpack(fmt, raw[-width:])[0])
 
     def __len__(self) -> int:
         return len(self.names)

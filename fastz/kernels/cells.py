@@ -147,3 +147,161 @@ def segment_peak(t, q, pos1, pos2, length, table):
             best = s
             peak = k - PEAK_WINDOW // 2
     return peak
+
+
+# --- Seed-hit filter and the alternative gap-free extenders ---------------------------
+#
+# ``bits`` below is LASTZ's ``nuc_to_bits`` as an int8[256] table: A/a=0, C/c=1, G/g=2,
+# T/t=3, anything else -1 (case-insensitive, unlike seed words).  A column "matches"
+# when both bytes map to the same code >= 0.  Target columns at or beyond ``len1`` and
+# query columns at or beyond ``len2`` read as NUL (LASTZ's buffers end in one); the
+# column tests are written out inline so that numba (or numba-cuda) can compile each
+# function on its own.
+
+
+def seed_hit_counts(t, q, bits, e1, diag, length, care):
+    """(matches, transversions) in the hit ``[e1 - length, e1)`` on diagonal ``diag``.
+
+    A column with a non-ACGT byte on either side counts as a transversion.  With a
+    non-empty ``care`` (uint8 flags, one per hit column, left to right) only flagged
+    columns count.  Mirrors LASTZ ``seed_search.c`` ``filter_seed_hit_by_subs``.
+    """
+    matches = 0
+    transversions = 0
+    use_care = care.shape[0] > 0
+    for k in range(length):
+        if use_care and care[k] == 0:
+            continue
+        c = e1 - length + k
+        b1 = bits[t[c]]
+        b2 = bits[q[c - diag]]
+        if b1 < 0 or b2 < 0:
+            transversions += 1
+        elif b1 == b2:
+            matches += 1
+        elif ((b1 ^ b2) & 1) == 1:
+            transversions += 1
+    return matches, transversions
+
+
+def exact_extend(t, q, bits, e1, diag, length, left_stop, right_stop, len1, len2, thresh):
+    """Exact-match extension of the hit ``[e1 - length, e1)`` (LASTZ ``--exact``).
+
+    Returns ``(keep, start, end, extent)``: the maximal run of matches through the hit
+    is target ``[start, end)``; ``keep`` is ``end - start >= thresh``; ``extent`` is
+    the query position to record in the diagonal hash.  A hit that is not itself an
+    exact match is rejected, with ``extent`` at its rightmost mismatch.  The left
+    walk reads no further left than ``left_stop`` (target), the right walk stops at
+    ``right_stop``.  Mirrors LASTZ ``seed_search.c`` ``match_extend_seed_hit``.
+    """
+    for k in range(length):
+        c = e1 - 1 - k
+        if not (c < len1 and c - diag < len2 and bits[t[c]] >= 0
+                and bits[t[c]] == bits[q[c - diag]]):
+            return False, 0, 0, c - diag
+    h = e1 - length
+    if h <= left_stop:
+        left = h - 1
+    else:
+        c = h - 1
+        while True:
+            if not (c < len1 and c - diag < len2 and bits[t[c]] >= 0
+                    and bits[t[c]] == bits[q[c - diag]]):
+                left = c
+                break
+            if c == left_stop:
+                left = c - 1
+                break
+            c -= 1
+    c = e1
+    while (c < right_stop and c - diag < len2 and bits[t[c]] >= 0
+           and bits[t[c]] == bits[q[c - diag]]):
+        c += 1
+    right = c
+    return right - left - 1 >= thresh, left + 1, right, right - diag
+
+
+def mismatch_extend(t, q, bits, m, e1, diag, length, left_stop, right_stop, len1, len2,
+                    thresh, mm):
+    """M-mismatch extension of the hit ``[e1 - length, e1)`` (LASTZ ``--<M>mismatch``).
+
+    The longest segment through the hit with at most ``m`` mismatches (the leftmost of
+    equals), found as LASTZ does: walk left collecting up to ``m + 1 - E`` mismatches
+    (``E`` in the hit; a NUL or the stop counts as one), then walk right pairing each
+    further mismatch with a left end.  ``mm`` is scratch of at least ``m + 1`` ints.
+    Returns ``(keep, start, end, extent)`` as ``exact_extend``.  Mirrors LASTZ
+    ``seed_search.c`` ``mismatch_extend_seed_hit``, including the diagonal extent it
+    records (the (E+1)-th rightmost mismatch of a hit with too many, else past the
+    right end of a long-enough segment, else the leftmost mismatch of the hit, else
+    the first mismatch right of it).
+    """
+    extent = -1
+    e = 0
+    for k in range(length):
+        c = e1 - 1 - k
+        if not (c < len1 and c - diag < len2 and bits[t[c]] >= 0
+                and bits[t[c]] == bits[q[c - diag]]):
+            extent = c - diag
+            e += 1
+            if e > m:
+                return False, 0, 0, extent
+    # left: mismatch positions fill mm[stop_ix - 1] down to mm[0]
+    stop_ix = m + 1 - e
+    scan = stop_ix
+    h = e1 - length
+    if h <= left_stop:
+        c = h - 1
+    else:
+        c = h
+        while True:
+            if c == left_stop:
+                c -= 1
+                break
+            c -= 1
+            if c >= len1 or c - diag >= len2 or t[c] == 0 or q[c - diag] == 0:
+                break
+            if not (c < len1 and c - diag < len2 and bits[t[c]] >= 0
+                    and bits[t[c]] == bits[q[c - diag]]):
+                scan -= 1
+                mm[scan] = c
+                if scan == 0:
+                    break
+    if scan > 0:
+        scan -= 1
+        mm[scan] = c
+    shortfall = scan
+    # right: each further mismatch closes the interval opened at mm[scan]
+    best = 0
+    left = 0
+    right = 0
+    c = e1 - 1
+    while c < right_stop:
+        c += 1
+        if c >= len1 or c - diag >= len2 or t[c] == 0 or q[c - diag] == 0:
+            break
+        if not (c < len1 and c - diag < len2 and bits[t[c]] >= 0
+                and bits[t[c]] == bits[q[c - diag]]):
+            if extent == -1:
+                extent = c - diag
+            if shortfall > 0:
+                shortfall -= 1
+                continue
+            span = c - mm[scan]
+            if span > best:
+                best = span
+                left = mm[scan]
+                right = c
+            scan += 1
+            if scan == stop_ix:
+                break
+    if scan < stop_ix:
+        if extent == -1:
+            extent = c - diag
+        span = c - mm[scan]
+        if span > best:              # (always true when none was found)
+            left = mm[scan]
+            right = c
+    n = right - left - 1
+    if n >= thresh:
+        extent = right + 1 - diag
+    return n >= thresh, left + 1, right, extent

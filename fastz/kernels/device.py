@@ -171,6 +171,8 @@ def device_errors():
     except BackendUnavailable:
         raise
     except Exception as exc:
+        if os.environ.get("FASTZ_GPU_DEBUG") == "1":   # keep the traceback
+            raise
         mod = type(exc).__module__ or ""
         if mod.startswith(("cupy", "numba.cuda", "numba_cuda", "cuda")):
             msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -214,3 +214,96 @@ def build_index_arrays(codes: np.ndarray, seed_len: int, step: int, care_off: np
     if low_bits > 0:
         _sort_buckets(dir_, pos, low, low_bits)
     return dir_, pos, low
+
+
+# --- Word-count limits (--maxwordcount) -----------------------------------------------
+
+
+@njit(cache=True)
+def key_run_counts(dir_, low, low_bits):
+    """For every index entry, how many entries share its key (LASTZ counts a word's
+    positions by walking its list)."""
+    n = dir_[dir_.shape[0] - 1]
+    out = np.empty(n, np.int64)
+    for b in range(dir_.shape[0] - 1):
+        a = dir_[b]
+        z = dir_[b + 1]
+        j = a
+        while j < z:
+            k = j + 1
+            if low_bits > 0:
+                while k < z and low[k] == low[j]:
+                    k += 1
+            else:
+                k = z
+            for m in range(j, k):
+                out[m] = k - j
+            j = k
+    return out
+
+
+@njit(cache=True)
+def protect_chasms(drop, pos, step, max_chasm, n_slots):
+    """Keep some dropped entries so that no run of consecutive position slots (window
+    end / step) longer than ``max_chasm`` is dropped whole; clears ``drop`` for them.
+
+    Mirrors LASTZ ``pos_table.c`` ``limit_position_table`` with a chasm and
+    ``breakup_chasm``: survivors are spaced as a line drawn in integer steps.
+    """
+    mark = np.zeros(n_slots, np.bool_)
+    for j in range(drop.shape[0]):
+        if drop[j]:
+            mark[pos[j] // step] = True
+    in_chasm = False
+    start = 0
+    for p in range(n_slots):
+        if mark[p]:
+            if not in_chasm:
+                start = p
+                in_chasm = True
+            mark[p] = False            # (now: protected, set back below if needed)
+            continue
+        if not in_chasm:
+            continue
+        in_chasm = False
+        if p - start > max_chasm:
+            _breakup_chasm(mark, start, p, max_chasm)
+    if in_chasm and n_slots - start >= max_chasm:      # (LASTZ's >= here)
+        _breakup_chasm(mark, start, n_slots, max_chasm)
+    for j in range(drop.shape[0]):
+        if drop[j] and mark[pos[j] // step]:
+            drop[j] = False
+
+
+@njit(cache=True)
+def _breakup_chasm(mark, start, end, max_chasm):
+    length = end - start
+    denom = 1 + length // (max_chasm + 1)
+    numer = denom // 2 - denom
+    for _ in range(1, denom):
+        numer += length + 1
+        mark[start + numer // denom] = True
+
+
+@njit(cache=True)
+def compact_index(dir_, pos, low, keep):
+    """The index with only the entries flagged in ``keep`` (order kept)."""
+    nb = dir_.shape[0] - 1
+    new_dir = np.empty_like(dir_)
+    n = 0
+    for j in range(pos.shape[0]):
+        if keep[j]:
+            n += 1
+    new_pos = np.empty(n, pos.dtype)
+    new_low = np.empty(n if low.shape[0] > 0 else 0, low.dtype)
+    k = 0
+    for b in range(nb):
+        new_dir[b] = k
+        for j in range(dir_[b], dir_[b + 1]):
+            if keep[j]:
+                new_pos[k] = pos[j]
+                if low.shape[0] > 0:
+                    new_low[k] = low[j]
+                k += 1
+    new_dir[nb] = k
+    return new_dir, new_pos, new_low

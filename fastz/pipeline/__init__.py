@@ -10,43 +10,13 @@ streams to stdout once the inputs have been read and checked.
 from __future__ import annotations
 
 import itertools
-import os
-import sys
-import tempfile
 import time
-from contextlib import contextmanager
 from dataclasses import replace
 from typing import Iterator
 
-from ..errors import FastzError, InputError, OptionsError
+from ..errors import FastzError, OptionsError
 from ..options import Options
 from ..records import Alignments, Sequence, StrandResult
-
-
-@contextmanager
-def _output(path: str | None):
-    """A text stream for the output; with a path, written atomically (temp + rename)."""
-    if path is None:
-        yield sys.stdout
-        sys.stdout.flush()
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".fastz-", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise InputError(f"can't open output file {path}: {exc.strerror}") from None
-    ok = False
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as out:
-            yield out
-        os.replace(tmp, path)
-        ok = True
-    finally:
-        if not ok:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def _strands(opts: Options) -> list[str]:
@@ -62,14 +32,11 @@ def _refuse_unsupported(opts: Options) -> None:
     missing = []
     if getattr(opts, "anchors_file", None):
         missing.append("--anchors")
-    if getattr(opts, "twins_max", None) is not None:
-        missing.append("--twins")
-    if getattr(opts, "recover_seeds", False):
-        missing.append("--recoverseeds")
-    if getattr(opts, "seed_filter_matches", None) is not None:
-        missing.append("--filter (seed filter)")
-    if getattr(opts, "exact", None) is not None or getattr(opts, "mismatch", None) is not None:
-        missing.append("--exact/--mismatch")
+    if opts.hspthresh_top and (opts.twins_max is not None or opts.recover_seeds
+                               or opts.seed_filter_matches is not None):
+        missing.append("K=top with --twins/--recoverseeds/--filter")
+    if "maxwordcount" in (opts.extra or {}) and opts.masking:
+        missing.append("--maxwordcount with --masking")
     if missing:
         raise OptionsError(f"not yet supported by fastz: {', '.join(missing)}")
 
@@ -86,6 +53,10 @@ class Aligner:
         self.opts = opts.resolved(self.scores)
         self.opts.validate()
         _refuse_unsupported(self.opts)
+        from .filtering import hit_processor
+        self.hitproc = hit_processor(self.opts)     # --twins, --filter, --exact, ...
+        from ..kernels.device import select_backend
+        self.backend = select_backend(self.opts.backend, self.opts.quiet)
         self.target = load_target(self.opts.target, self.opts)
         if self.opts.self_compare and self.target.partitions is not None:
             raise OptionsError("not yet supported by fastz: --self with multiple sequences")
@@ -96,7 +67,8 @@ class Aligner:
         self.index = None
         if self.opts.segments_file is None:
             self.index = build_index(self.target.chars, self.opts.seed, self.opts.step,
-                                     word=self.opts.word)
+                                     word=self.opts.word,
+                                     max_word_count=(self.opts.extra or {}).get("maxwordcount"))
         self.segments = None
         self.stats: dict = {}
         from .masking import census_for
@@ -106,8 +78,6 @@ class Aligner:
         # docs/benchmarks.md), where one pass with a full traceback is cheaper.
         self.two_pass = (self.opts.dp == "split"
                          or (self.opts.dp == "auto" and not self.opts.gfextend))
-        from ..kernels.device import select_backend
-        self.backend = select_backend(self.opts.backend, self.opts.quiet)
 
     def strand(self, query: Sequence, strand: str, threads: int = 1, hsps=None,
                gappedthresh: int | None = None) -> StrandResult:
@@ -134,13 +104,18 @@ class Aligner:
             hsps = find_hsps(self.index, self.target.chars, query.chars, o.seed, o.transition,
                              self.scores.masked, o.xdrop, o.hspthresh, o.entropy,
                              gfextend=o.gfextend, gapped=o.gapped, stats=self.stats,
-                             self_strand=strand if o.self_compare else None)
+                             self_strand=strand if o.self_compare else None,
+                             processor=self.hitproc)
         mirror = o.self_compare and o.mirror is not False      # --self (issue 6)
         if mirror and not o.gapped:
             from .filtering import _strand_length
             from .mirror import mirror_hsps
             hsps = mirror_hsps(hsps, _strand_length(self.target.chars),
                                _strand_length(query.chars), strand == "+")
+            if self.hitproc is not None and self.hitproc.defer:
+                from .filtering import finish_hsps
+                hsps = finish_hsps(hsps, self.target.chars, query.chars, self.scores.masked,
+                                   self.hitproc)
         t1 = time.perf_counter()
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + t1 - t0
         if o.chain:
@@ -241,6 +216,27 @@ def _peek(it, n):
     return ahead, (it if len(ahead) == n else None)
 
 
+def _check_inputs(aligner: Aligner) -> None:
+    """Read every query (and every ``--segments`` line) once before any output is
+    written, so that a bad record late in the query file fails the run up front
+    instead of after part of the output (LASTZ's behaviour).  Skipped when the query
+    comes through a pipe, which can be read only once (docs/hardening.md)."""
+    from ..io.sequences import rereadable, reverse_complement_sequence, scan_queries
+    o = aligner.opts
+    if not rereadable(o.query):
+        return
+    segments = None
+    if o.segments_file is not None:
+        from .anchors import SegmentsReader
+        segments = SegmentsReader(o.segments_file)
+    for query in scan_queries(o.query, o):
+        for strand in _strands(o) if segments is not None else ():
+            buf = query if strand == "+" else reverse_complement_sequence(query)
+            segments.take(aligner.target, buf, strand)
+    if segments is not None:
+        segments.finish()
+
+
 def _query_filename(opts: Options) -> str:
     from ..io.specifiers import parse_specifier
     if opts.query is None:
@@ -251,15 +247,19 @@ def _query_filename(opts: Options) -> str:
 def run(opts: Options) -> int:
     """Align as ``lastz`` would with the same options; returns the exit code."""
     from ..io.formats import make_writer
+    from ..io.output import output_stream
     from .gapped import report_truncations
     from .report import Progress
 
-    aligner = Aligner(opts)
-    o = aligner.opts
-    results = aligner.results()
-    # read and check the first query strand before any byte of output is written
-    first = next(results, None)
-    with _output(o.output) as out:
+    # the output first: an unwritable --output fails before any work is done; it is
+    # a temporary file until the run succeeds (fastz.io.output, docs/hardening.md)
+    with output_stream(opts.output) as out:
+        aligner = Aligner(opts)
+        o = aligner.opts
+        _check_inputs(aligner)
+        results = aligner.results()
+        # read and check the first query strand before any byte of output is written
+        first = next(results, None)
         writer = make_writer(o, aligner.scores, aligner.target, _query_filename(o), out)
         writer.header()
         progress = Progress(not o.quiet)

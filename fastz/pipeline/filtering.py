@@ -13,16 +13,115 @@ the sequential search kernel (``fastz.kernels.filtering.search_strand``):
 
 With ``--self`` (``self_strand``), seed hits on or below the main diagonal are not
 processed (``seed_hit_below_diagonal``); mirroring HSPs for output is the writer's job.
+
+The other processors and extenders (``--twins``, ``--recoverseeds``, the seed-hit
+``--filter``, ``--exact``, ``--mismatch``) run in ``fastz.kernels.hitproc``, chosen by a
+``HitProcessor`` (``hit_processor(opts)``; None keeps the default kernel).  With
+``--twins`` / ``--recoverseeds`` overlapping HSPs are then merged (``merge_segments``), and
+segments without substitution scores are scored before chaining or gapped extension, as
+LASTZ ``finish_one_strand`` does.
 """
 from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import OptionsError
 from ..kernels import filtering as kfilt
+from ..kernels import hitproc as khit
 from ..kernels import seeding as kseed
 from ..records import HSP_DTYPE
 from .seeding import SeedIndex, parse_seed
+
+#: LASTZ ``defaultSeedHitQueueSize``
+DEFAULT_SEED_QUEUE = 256 * 1024
+
+#: LASTZ ``nuc_to_bits``: ACGT in either case -> 0..3, everything else -1
+NUC_BITS = np.full(256, -1, np.int8)
+for _i, _ch in enumerate("ACGT"):
+    NUC_BITS[ord(_ch)] = NUC_BITS[ord(_ch.lower())] = _i
+del _i, _ch
+
+
+@dataclass(frozen=True)
+class HitProcessor:
+    """A seed-hit processor other than the default (LASTZ ``set_up_hit_processor``)."""
+
+    proc: int                    # kernels.hitproc.PROC_*
+    ext: int                     # kernels.hitproc.EXT_*
+    mismatches: int = 0          # M of --mismatch
+    min_matches: int = -1        # --filter (< 0: off)
+    max_transversions: int = -1  # (< 0: no limit)
+    cares_only: bool = False     # --filter=cares:
+    twin_min: int = 0            # --twins spans: 2 * seed length + gap
+    twin_max: int = 0
+    queue_size: int = DEFAULT_SEED_QUEUE
+    merge: bool = False          # twins / recover: overlapping segments merged
+    rescore: bool = False        # score-less segments scored (gapped extension or chaining)
+    defer: bool = False          # --self --nogapped: merge/rescore after mirroring
+
+
+def hit_processor(opts) -> HitProcessor | None:
+    """The run's seed-hit processor, or None for the default kernel.
+
+    Checks what LASTZ checks when it sets the twins up (``parse_options``).
+    """
+    extra = opts.extra or {}
+    twins = opts.twins_max is not None
+    seed_len = parse_seed(opts.seed, opts.word).length
+    if twins:
+        lo = 0 if opts.twins_min is None else int(opts.twins_min)
+        hi = int(opts.twins_max)
+        if extra.get("rawhits"):
+            raise OptionsError("--rawhits can't be used with --twins")
+        if lo <= -seed_len:
+            raise OptionsError(f"minGap for twins ({lo}) must be greater than negative of "
+                               f"seed length ({-seed_len})")
+        if hi < lo:
+            raise OptionsError(f"maxGap for twins ({hi}) can't be less than min gap ({lo})")
+    queue = DEFAULT_SEED_QUEUE
+    if "seedqueue" in extra:
+        from ..scoring import string_to_int
+        queue = string_to_int(str(extra["seedqueue"]))
+        if queue < 0:
+            raise OptionsError("--seedqueue can't be negative")
+        if queue == 0 and twins:
+            raise OptionsError("--twins needs a seed hit queue (--seedqueue=0 given)")
+    if opts.mismatch is not None:
+        ext, mismatches = khit.EXT_MISMATCH, int(opts.mismatch[0])
+    elif opts.exact is not None:
+        ext, mismatches = khit.EXT_EXACT, 0
+    elif opts.gfextend:
+        ext, mismatches = khit.EXT_XDROP, 0
+    else:
+        ext, mismatches = khit.EXT_NONE, 0
+    if twins:
+        proc = khit.PROC_TWIN
+    elif ext == khit.EXT_NONE and not opts.gapped:
+        proc = khit.PROC_PLAIN
+    elif opts.recover_seeds:
+        proc = khit.PROC_RECOVER
+    else:
+        proc = khit.PROC_SIMPLE
+    filt = opts.seed_filter_matches is not None and opts.seed_filter_matches >= 0
+    if (proc in (khit.PROC_PLAIN, khit.PROC_SIMPLE) and ext in (khit.EXT_XDROP, khit.EXT_NONE)
+            and not filt):
+        return None
+    merge = proc in (khit.PROC_TWIN, khit.PROC_RECOVER)
+    rescore = ext != khit.EXT_XDROP and (opts.gapped or opts.chain)
+    mirror = opts.self_compare and opts.mirror is not False and not opts.gapped
+    return HitProcessor(
+        proc=proc, ext=ext, mismatches=mismatches,
+        min_matches=int(opts.seed_filter_matches) if filt else -1,
+        max_transversions=(-1 if opts.seed_filter_transversions is None
+                           else int(opts.seed_filter_transversions)),
+        cares_only=bool(opts.seed_filter_cares_only),
+        twin_min=2 * seed_len + (0 if opts.twins_min is None else int(opts.twins_min)) if twins else 0,
+        twin_max=2 * seed_len + int(opts.twins_max) if twins else 0,
+        queue_size=queue, merge=merge, rescore=rescore,
+        defer=mirror and (merge or rescore))
 
 
 def _strand_length(chars: np.ndarray) -> int:
@@ -46,7 +145,8 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
               seed: str | None = None, transition: int = 1, masked_sub: np.ndarray | None = None,
               xdrop: int = 910, hspthresh: int = 3000, entropy: bool = True,
               gfextend: bool = True, gapped: bool = True, stats: dict | None = None,
-              self_strand: str | None = None) -> np.ndarray:
+              self_strand: str | None = None,
+              processor: HitProcessor | None = None) -> np.ndarray:
     """HSPs (or seed hits) of one query strand against the indexed target, in LASTZ's
     discovery order.
 
@@ -79,6 +179,10 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     self_strand : {None, "+", "-"}
         ``--self``: the query is the target itself on this strand; seed hits below
         the main diagonal are dropped (unpartitioned sequences only).
+    processor : HitProcessor, optional
+        A non-default hit processor (``hit_processor(opts)``); then ``gfextend`` and
+        ``gapped`` are not used.  Segments are merged and rescored as it says, unless
+        ``processor.defer`` (call ``finish_hsps`` after mirroring).
 
     Returns
     -------
@@ -116,6 +220,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     if self_mode == 2 and ((t.shape[0] and t[0] == 0) or (q.shape[0] and q[0] == 0)):
         raise NotImplementedError("--self on the minus strand of a partitioned sequence")
 
+    if processor is not None:
+        return _general_hsps(index, t, q, len1, len2, table, trans, self_mode, int(xdrop),
+                             int(hspthresh), entropy, processor, stats)
     if len2 < spec.length:
         rows = np.zeros((0, 4), np.int64)
         n_raw = 0
@@ -132,4 +239,59 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     if stats is not None:
         stats["raw_hits"] = stats.get("raw_hits", 0) + int(n_raw)
         stats["hsps"] = stats.get("hsps", 0) + int(hsps.shape[0])
+    return hsps
+
+
+_SHORTFALL_REPORTED = False
+
+
+def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspthresh,
+                  entropy, hp: HitProcessor, stats) -> np.ndarray:
+    """find_hsps through ``kernels.hitproc`` (any processor, extender and filter)."""
+    global _SHORTFALL_REPORTED
+    spec = index.spec
+    if hp.ext == khit.EXT_XDROP and entropy:
+        ent_lo, ent_hi = max(0, hspthresh), 3 * hspthresh
+    else:
+        ent_lo, ent_hi = 1, 0
+    care = (np.frombuffer(spec.pattern.encode(), np.uint8) != ord("0")).astype(np.uint8) \
+        if hp.cares_only else np.zeros(0, np.uint8)
+    if len2 < spec.length:
+        rows, n_raw, shortfall = np.zeros((0, 4), np.int64), 0, (-1, -1)
+    else:
+        rows, n_raw, shortfall = khit.search_strand_general(
+            index.dir_, index.low, index.pos, index.low_bits,
+            spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off, trans,
+            t, q, kseed.char_codes(q), len1, len2, table, NUC_BITS,
+            hp.proc, hp.ext, hp.mismatches, xdrop, hspthresh, ent_lo, ent_hi,
+            hp.min_matches, hp.max_transversions, care,
+            hp.twin_min, hp.twin_max, hp.queue_size, self_mode)
+    if shortfall[0] >= 0 and not _SHORTFALL_REPORTED:
+        _SHORTFALL_REPORTED = True               # LASTZ warns once per run
+        sys.stderr.write(f"seed hit queue shortfall at {shortfall[0]}/{shortfall[1]}\n")
+    hsps = _as_hsps(rows)
+    if not hp.defer:
+        hsps = finish_hsps(hsps, t, q, table, hp)
+    if stats is not None:
+        stats["raw_hits"] = stats.get("raw_hits", 0) + int(n_raw)
+        stats["hsps"] = stats.get("hsps", 0) + int(hsps.shape[0])
+    return hsps
+
+
+def finish_hsps(hsps: np.ndarray, target_chars: np.ndarray, query_chars: np.ndarray,
+                masked_sub: np.ndarray, hp: HitProcessor | None) -> np.ndarray:
+    """Merge overlapping segments (twins, recover) and score score-less ones, as LASTZ
+    ``finish_one_strand`` does before chaining and gapped extension (``merge_segments``,
+    ``score_segments``).  A no-op without a processor."""
+    if hp is None:
+        return hsps
+    if hp.merge and hsps.shape[0]:
+        from .anchors import merge_segments
+        hsps = merge_segments(hsps)
+    if hp.rescore and hsps.shape[0]:
+        hsps = hsps.copy()
+        hsps["score"] = kfilt.score_segments(
+            np.ascontiguousarray(target_chars, np.uint8), np.ascontiguousarray(query_chars, np.uint8),
+            np.ascontiguousarray(hsps["pos1"], np.int64), np.ascontiguousarray(hsps["pos2"], np.int64),
+            np.ascontiguousarray(hsps["length"], np.int64), masked_sub)
     return hsps

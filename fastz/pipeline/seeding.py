@@ -59,8 +59,11 @@ def parse_seed(seed: str, word: int = 28) -> SeedSpec:
     ``word`` is the most key bits the index may use (``--word``); heavier seeds are
     *overweight*: their rightmost ``1`` positions are indexed by their
     purine/pyrimidine bit only and resolved by direct comparison.
+
+    Of a comma-separated list of seeds only the first is used: LASTZ 1.04.22 parses
+    the whole list (``parse_seeds_string``) but searches with its head seed alone.
     """
-    raw = seed_pattern(seed)
+    raw = seed_pattern(seed.split(",")[0])
     body = "".join(ch for ch in raw if ch not in " \t\n")
     bad = [ch for ch in body if ch not in "10xXTt"]
     if bad:
@@ -146,7 +149,7 @@ def _low_bits_for(weight: int, n: int) -> int:
 
 
 def build_index(target_chars: np.ndarray, seed: str | SeedSpec, step: int = 1,
-                word: int = 28) -> SeedIndex:
+                word: int = 28, max_word_count: str | None = None) -> SeedIndex:
     """Index every target window whose ``Lseed`` bases are all upper-case ACGT and
     whose exclusive end is divisible by ``step`` (LASTZ ``build_seed_position_table``).
 
@@ -160,6 +163,8 @@ def build_index(target_chars: np.ndarray, seed: str | SeedSpec, step: int = 1,
         ``--step``: index only every step-th window end.
     word : int
         ``--word``: most index bits before the seed becomes overweight.
+    max_word_count : str, optional
+        The value of ``--maxwordcount=<limit>[%][,<chasm>]`` (see ``limit_index``).
     """
     if step < 1:
         raise OptionsError(f"step can't be {step}")
@@ -169,4 +174,82 @@ def build_index(target_chars: np.ndarray, seed: str | SeedSpec, step: int = 1,
     low_bits = _low_bits_for(spec.weight, chars.shape[0])
     dir_, pos, low = kseed.build_index_arrays(codes, spec.length, step, spec.care_off,
                                               spec.care_bits, spec.weight, low_bits)
-    return SeedIndex(spec, step, dir_, pos, low, low_bits, int(chars.shape[0]))
+    index = SeedIndex(spec, step, dir_, pos, low, low_bits, int(chars.shape[0]))
+    if max_word_count is not None:
+        n = int(chars.shape[0])
+        if n > 0 and chars[n - 1] == 0:            # LASTZ's length: no trailing NUL
+            n -= 1
+        index = limit_index(index, max_word_count, n)
+    return index
+
+
+# --- --maxwordcount ----------------------------------------------------------------------
+
+
+def parse_max_word_count(text: str) -> tuple[int, float, int]:
+    """``--maxwordcount=<limit>[%][,<chasm>]`` -> (limit, keep fraction, chasm).
+
+    Exactly one of ``limit`` (a word count) and ``keep`` (the fraction of positions to
+    keep) is non-zero, unless a ``0%`` turned limiting off.  Mirrors LASTZ
+    ``parse_options``.
+    """
+    from ..scoring import string_to_int
+    body, chasm = text, 0
+    if "," in text:
+        body, tail = text.split(",", 1)
+        chasm = string_to_int(tail)
+        if chasm < 1:
+            raise OptionsError("--maxwordcount's max interval must be at least 1")
+    if body.endswith("%"):
+        from ..lastz_words import pct
+        keep = pct(body) / 100.0
+        if keep < 0:
+            raise OptionsError("--maxwordcount cannot be zero")     # (sic, LASTZ's words)
+        if keep == 1:
+            raise OptionsError("--maxwordcount cannot be 100%")
+        if keep >= 1:
+            raise OptionsError("--maxwordcount cannot be more than 100%")
+        return 0, float(np.float32(keep)), chasm         # LASTZ passes it on as a float
+    limit = string_to_int(body)
+    if limit < 1:
+        raise OptionsError("--maxwordcount must be at least 1")
+    return limit, 0.0, chasm
+
+
+def limit_index(index: SeedIndex, spec: str, target_len: int) -> SeedIndex:
+    """Drop the positions of over-represented seed words (``--maxwordcount``).
+
+    Words with more than ``limit`` positions are removed; with ``<p>%`` the limit is
+    the smallest count such that words of that count or fewer hold at least ``p``
+    percent of all positions (LASTZ ``find_position_table_limit``).  With a chasm, a
+    run of consecutive word positions longer than it that would all be dropped keeps
+    evenly spaced survivors (``limit_position_table``, ``breakup_chasm``).
+    """
+    limit, keep, chasm = parse_max_word_count(spec)
+    counts = kseed.key_run_counts(index.dir_, index.low, index.low_bits)
+    if keep > 0:
+        limit = _limit_for_fraction(counts, keep)
+    if limit <= 0:
+        return index
+    drop = counts > limit
+    if not drop.any():
+        return index
+    if chasm // index.step > 0:
+        kseed.protect_chasms(drop, index.pos, index.step, chasm // index.step,
+                             1 + target_len // index.step)
+    dir_, pos, low = kseed.compact_index(index.dir_, index.pos, index.low, ~drop)
+    return SeedIndex(index.spec, index.step, dir_, pos, low, index.low_bits, index.target_len)
+
+
+def _limit_for_fraction(counts: np.ndarray, keep: float) -> int:
+    """LASTZ ``find_position_table_limit`` from the per-entry word counts."""
+    if counts.shape[0] == 0:
+        return 0
+    values, entries = np.unique(counts, return_counts=True)   # entries = count * words
+    total = int(entries.sum())
+    need = int(np.ceil(np.float32(total) * np.float32(keep)))   # float arithmetic, as C
+    for value, n in zip(values.tolist(), entries.tolist()):
+        if n >= need:
+            return min(int(value), 0xFFFFFFFF)
+        need -= n
+    return 0

@@ -142,11 +142,10 @@ class Record:
 
 
 def is_twobit(path: str) -> bool:
+    """Whether ``path`` starts with the 2bit magic number (either byte order)."""
     with open(path, "rb") as f:
         head = f.read(4)
-    if len(head) < 4:
-        return False
-    return struct.unpack(">I", head)[0] in (TWOBIT_MAGIC, struct.unpack("<I", struct.pack(">I", TWOBIT_MAGIC))[0])
+    return len(head) == 4 and TWOBIT_MAGIC in struct.unpack("<I", head) + struct.unpack(">I", head)
 
 
 def read_twobit_index(path: str) -> list[Record]:
@@ -157,7 +156,7 @@ def read_twobit_index(path: str) -> list[Record]:
         tb = TwoBitFile(f, path)
         for k, (name, off) in enumerate(zip(tb.names, tb.offsets)):
             f.seek(off)
-            length = int(tb._u32s(1)[0])
+            length = struct.unpack(tb.endian + "I", f.read(4))[0]
             records.append(Record(name, name, k + 1, length))
     return records
 

@@ -1,0 +1,164 @@
+"""Where the alignments go, so that a failed or interrupted run never leaves output
+that looks complete (LASTZ writes straight into ``--output``/stdout and leaves
+whatever it had written when it dies).
+
+* ``--output=FILE``: written to a temporary file ``.fastz-*.tmp`` beside FILE (same
+  directory, so the final rename is atomic) and renamed over FILE only when the run
+  succeeds.  On an error or a signal the temporary file is removed and an existing
+  FILE is left as it was.  A symlink is followed; FILE gets the permissions a plain
+  ``open()`` would give it (or keeps those of the file it replaces); a path that is
+  not a regular file (``/dev/null``, a FIFO, ``/dev/stdout``) is written directly,
+  never replaced.
+* stdout is streamed (LASTZ users pipe it).  If stdout is a regular file
+  (``fastz ... > out.maf``) a failed run cuts it back to where the run started; a
+  pipe cannot be taken back: the run then exits non-zero with its message on stderr
+  and without the format's end-of-file line (docs/hardening.md).
+
+Write failures (disk full, I/O error) become one-line errors naming the output.
+"""
+from __future__ import annotations
+
+import fcntl
+import io
+import os
+import stat
+import sys
+import tempfile
+from contextlib import contextmanager
+from typing import Iterator, TextIO
+
+from ..errors import FastzError, InputError
+
+#: temporary output files of this process, removed by the CLI on a second signal
+TEMP_FILES: set[str] = set()
+
+
+class OutputError(FastzError, OSError):
+    """The output could not be written (disk full, I/O error)."""
+
+
+class _Sink:
+    """A text stream whose write failures become :class:`OutputError` (a broken pipe
+    stays a BrokenPipeError: the CLI exits quietly with 141 then)."""
+
+    def __init__(self, out: TextIO, name: str):
+        self.out = out
+        self.name = name
+
+    def _fail(self, exc: OSError):
+        return OutputError(f"can't write {self.name}: {exc.strerror or exc}")
+
+    def write(self, text: str) -> int:
+        try:
+            return self.out.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._fail(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self.out.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._fail(exc) from None
+
+    def __getattr__(self, name):
+        return getattr(self.out, name)
+
+
+def _stdout_rollback():
+    """A function that cuts stdout back to its current end, when stdout is a regular
+    file (else a function that does nothing)."""
+    try:
+        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return lambda: None
+        start = (os.fstat(fd).st_size if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+                 else os.lseek(fd, 0, os.SEEK_CUR))
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return lambda: None
+
+    def rollback() -> None:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        try:
+            os.ftruncate(fd, start)
+            os.lseek(fd, start, os.SEEK_SET)
+        except OSError:
+            pass
+    return rollback
+
+
+def _new_file_mode(path: str) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+@contextmanager
+def output_stream(path: str | None) -> Iterator[TextIO]:
+    """The output text stream (stdout for None); see the module docstring."""
+    if path is None:
+        rollback = _stdout_rollback()
+        try:
+            sink = _Sink(sys.stdout, "stdout")
+            yield sink
+            sink.flush()
+        except BaseException:
+            rollback()
+            raise
+        return
+    real = os.path.realpath(path)
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise InputError(f"can't open output file {path}: Is a directory")
+    if mode is not None and not stat.S_ISREG(mode):
+        # a device or FIFO: nothing to rename over (never replace /dev/null)
+        try:
+            fh = open(real, "w", encoding="utf-8", errors="surrogateescape", newline="")
+        except OSError as exc:
+            raise InputError(f"can't open output file {path}: {exc.strerror}") from None
+        with fh:
+            yield _Sink(fh, path)
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".fastz-", suffix=".tmp",
+                                   dir=os.path.dirname(real))
+    except OSError as exc:
+        raise InputError(f"can't open output file {path}: {exc.strerror}") from None
+    TEMP_FILES.add(tmp)
+    ok = False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape",
+                       newline="") as fh:
+            sink = _Sink(fh, path)
+            yield sink
+            sink.flush()
+        try:
+            os.chmod(tmp, _new_file_mode(real))
+            os.replace(tmp, real)
+        except OSError as exc:
+            raise OutputError(f"can't write {path}: {exc.strerror}") from None
+        ok = True
+    finally:
+        if not ok:
+            remove_temp_file(tmp)
+        TEMP_FILES.discard(tmp)
+
+
+def remove_temp_file(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass

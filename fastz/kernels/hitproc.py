@@ -1,0 +1,304 @@
+"""The seed-hit processors other than LASTZ's default (CPU kernel).
+
+``kernels.filtering.search_strand`` is the fast path for the default processor.  This
+module runs the same seed-hit enumeration (query ends ascending; per end the exact key,
+then the transition flips in LASTZ's order; target ends descending) into any of LASTZ's
+hit processors, with any gap-free extender and the seed-hit filter.  Mirrors LASTZ
+``seed_search.c``: ``process_for_plain_hit``, ``process_for_simple_hit``,
+``process_for_recoverable_hit`` (``--recoverseeds``), ``process_for_twin_hit``
+(``--twins``, the seed-hit-queue version), ``filter_seed_hit_by_subs`` (``--filter``),
+``xdrop_extend_seed_hit``, ``match_extend_seed_hit`` (``--exact``) and
+``mismatch_extend_seed_hit`` (``--mismatch``); ``diag_hash.c`` ``_enqueue_seed_hit``.
+
+The per-hit arithmetic lives in ``kernels/cells.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import cells
+from .filtering import DIAG_HASH_MASK, DIAG_HASH_SIZE, _grow
+from .seeding import lookup, window_key
+
+_xdrop_extend = njit(cache=True)(cells.xdrop_extend)
+_entropy = njit(cache=True)(cells.entropy)
+_counts = njit(cache=True)(cells.seed_hit_counts)
+_exact = njit(cache=True)(cells.exact_extend)
+_mismatch = njit(cache=True)(cells.mismatch_extend)
+
+#: Hit processors (LASTZ ``set_up_hit_processor``).
+PROC_PLAIN = 0     # every hit (--nogfextend --nogapped)
+PROC_SIMPLE = 1    # one hit per diagonal-hash extent (the default)
+PROC_RECOVER = 2   # --recoverseeds: a hash collision starts a fresh hit
+PROC_TWIN = 3      # --twins: two hits on one diagonal within a span
+
+#: Gap-free extenders (LASTZ ``gfExtend``).
+EXT_NONE = 0       # --nogfextend
+EXT_XDROP = 1      # x-drop (the default)
+EXT_EXACT = 2      # --exact=<len>
+EXT_MISMATCH = 3   # --mismatch=<M>,<len>
+
+_NO_DIAG = np.iinfo(np.int64).min      # diag_actual of a bucket never used
+
+
+@njit(cache=True)
+def _enqueue(qprev, qblock, qpos2, qdiag, last, state, pos1, pos2, is_block, columns):
+    """Append a seed hit (or an extension block) to the cyclic seed-hit queue.
+
+    ``state[0]`` is the number of the newest entry (entry numbers start past the queue
+    size), ``state[1..2]`` the first position where an unexpired seed hit was
+    overwritten (LASTZ's one-time "seed hit queue shortfall" warning), -1 if none.
+    """
+    size = qprev.shape[0]
+    diag = pos1 - pos2
+    h = diag & DIAG_HASH_MASK
+    num = state[0] + 1
+    state[0] = num
+    k = num % size
+    if num > 2 * size and state[1] < 0 and not qblock[k]:
+        d = pos2 - qpos2[k]
+        if 0 <= d <= columns:
+            state[1] = pos1
+            state[2] = pos2
+    if last[h] <= num - size:
+        qprev[k] = 0
+    else:
+        qprev[k] = last[h]
+    last[h] = num
+    qblock[k] = is_block
+    qpos2[k] = pos2
+    qdiag[k] = diag
+
+
+@njit(cache=True)
+def search_strand_general(dir_, low, pos, low_bits,
+                          seed_len, care_off, care_bits, flips, resolve_off, trans,
+                          t, q, qcodes, len1, len2, table, bits,
+                          proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
+                          min_matches, max_transversions, care,
+                          twin_min, twin_max, queue_size, self_mode):
+    """Seed hits of one query strand through any LASTZ hit processor.
+
+    Parameters as ``kernels.filtering.search_strand``, plus:
+
+    bits : int8[256]
+        LASTZ ``nuc_to_bits`` (case-insensitive ACGT codes, -1 otherwise).
+    proc, ext : int
+        ``PROC_*`` and ``EXT_*``; ``mismatches`` is M for ``EXT_MISMATCH``.
+    hspthresh : int
+        Score threshold (x-drop) or length threshold (exact / mismatch).
+    min_matches, max_transversions : int
+        ``--filter``: a hit needs at least ``min_matches`` matches and at most
+        ``max_transversions`` transversions (-1: no limit); ``min_matches < 0`` is off.
+    care : uint8 array
+        ``--filter=cares:``: the seed's care flags (empty: every column counts).
+    twin_min, twin_max, queue_size : int
+        ``--twins`` spans (from the first hit's start to the second's end) and the
+        seed-hit queue length (``--seedqueue``).
+
+    Returns
+    -------
+    (rows, n_raw, shortfall)
+        ``rows[:, 0..3]`` = pos1, pos2, length, score in report order; ``n_raw`` the
+        seed hits enumerated; ``shortfall`` (pos1, pos2) of the first seed-hit-queue
+        overflow, or (-1, -1).
+    """
+    diag_end = np.zeros(DIAG_HASH_SIZE, np.int64)
+    diag_actual = np.full(DIAG_HASH_SIZE, _NO_DIAG, np.int64)
+    qsize = queue_size if proc == PROC_TWIN else 1
+    qprev = np.empty(qsize, np.int64)
+    qblock = np.zeros(qsize, np.bool_)
+    qpos2 = np.zeros(qsize, np.int64)
+    qdiag = np.zeros(qsize, np.int64)
+    last = np.zeros(DIAG_HASH_SIZE if proc == PROC_TWIN else 1, np.int64)
+    qstate = np.array([qsize, -1, -1], np.int64)
+    columns = twin_max - seed_len
+    mm = np.empty(max(mismatches, 0) + 1, np.int64)
+    filtering = min_matches >= 0
+    out = np.empty((1024, 4), np.int64)
+    n = 0
+    n_raw = 0
+    nf = flips.shape[0]
+    nres = resolve_off.shape[0]
+    keys = np.empty(1 + nf + nf * nf, np.int64)
+    allow = np.empty(1 + nf + nf * nf, np.int64)
+    los = np.empty(1 + nf + nf * nf, np.int64)
+    his = np.empty(1 + nf + nf * nf, np.int64)
+    run = 0
+    for i in range(len2):
+        if qcodes[i] < 0:
+            run = 0
+            continue
+        run += 1
+        if run < seed_len:
+            continue
+        e2 = i + 1
+        key = window_key(qcodes, e2, care_off, care_bits)
+        nk = 1
+        keys[0] = key
+        allow[0] = trans
+        if trans == 1:
+            for a in range(nf):
+                keys[nk] = key ^ flips[a]
+                allow[nk] = 0
+                nk += 1
+        elif trans >= 2:
+            for a in range(nf):
+                keys[nk] = key ^ flips[a]
+                allow[nk] = 1
+                nk += 1
+                for b in range(a + 1, nf):
+                    keys[nk] = key ^ flips[a] ^ flips[b]
+                    allow[nk] = 0
+                    nk += 1
+        for kk in range(nk):
+            lo, hi = lookup(dir_, low, low_bits, keys[kk])
+            los[kk] = lo
+            his[kk] = hi
+        for kk in range(nk):
+            for j in range(los[kk], his[kk]):
+                e1 = np.int64(pos[j])
+                if self_mode == 1 and e1 >= e2:
+                    continue
+                if self_mode == 2 and e1 - seed_len >= (len2 - 1) - (e2 - seed_len):
+                    continue
+                if nres > 0:
+                    mism = 0
+                    for r in range(nres):
+                        if t[e1 - 1 - resolve_off[r]] != q[e2 - 1 - resolve_off[r]]:
+                            mism += 1
+                    if mism > allow[kk]:
+                        continue
+                n_raw += 1
+                diag = e1 - e2
+                h = diag & DIAG_HASH_MASK
+                start2 = e2 - seed_len
+                length = seed_len
+
+                # --- the processor decides whether (and over what span) to extend ---
+                if proc == PROC_PLAIN:
+                    if filtering:
+                        m, tv = _counts(t, q, bits, e1, diag, seed_len, care)
+                        if m < min_matches or (max_transversions >= 0 and tv > max_transversions):
+                            continue
+                    out = _grow(out, n)
+                    out[n, 0] = e1 - seed_len
+                    out[n, 1] = start2
+                    out[n, 2] = seed_len
+                    out[n, 3] = 0
+                    n += 1
+                    continue
+                if proc == PROC_SIMPLE:
+                    if diag_end[h] > start2:
+                        continue
+                    if filtering:
+                        m, tv = _counts(t, q, bits, e1, diag, seed_len, care)
+                        if m < min_matches or (max_transversions >= 0 and tv > max_transversions):
+                            continue
+                    block = diag_end[h]
+                elif proc == PROC_RECOVER:
+                    if diag == diag_actual[h] and start2 < diag_end[h]:
+                        if e2 > diag_end[h]:
+                            diag_end[h] = e2
+                        continue
+                    diag_actual[h] = diag
+                    if filtering:
+                        m, tv = _counts(t, q, bits, e1, diag, seed_len, care)
+                        if m < min_matches or (max_transversions >= 0 and tv > max_transversions):
+                            if e2 > diag_end[h]:
+                                diag_end[h] = e2
+                            continue
+                    block = 0
+                else:                                          # PROC_TWIN
+                    if filtering:
+                        m, tv = _counts(t, q, bits, e1, diag, seed_len, care)
+                        if m < min_matches or (max_transversions >= 0 and tv > max_transversions):
+                            continue
+                    twin = False
+                    blocked = False
+                    num = last[h]
+                    while num > qstate[0] - qsize:
+                        k = num % qsize
+                        span = e2 - (qpos2[k] - seed_len)
+                        if span < 0 or span > twin_max:        # (unsigned in LASTZ)
+                            break
+                        if qdiag[k] == diag:
+                            if qblock[k]:
+                                blocked = start2 <= qpos2[k]
+                                break
+                            if span >= twin_min:
+                                twin = True
+                                length = span
+                                break
+                        num = qprev[k]
+                    if blocked:
+                        continue
+                    if not twin:
+                        _enqueue(qprev, qblock, qpos2, qdiag, last, qstate, e1, e2, False,
+                                 columns)
+                        continue
+                    block = diag_end[h]
+
+                # --- the extender ---
+                if ext == EXT_NONE:
+                    if proc == PROC_SIMPLE:
+                        diag_end[h] = e2
+                    elif proc == PROC_RECOVER:
+                        if e2 > diag_end[h]:
+                            diag_end[h] = e2
+                    else:
+                        diag_end[h] = e2
+                        _enqueue(qprev, qblock, qpos2, qdiag, last, qstate, e1, e2, True,
+                                 columns)
+                    out = _grow(out, n)
+                    out[n, 0] = e1 - length
+                    out[n, 1] = e2 - length
+                    out[n, 2] = length
+                    out[n, 3] = 0
+                    n += 1
+                    continue
+                old_end = diag_end[h]
+                left_stop = block + diag
+                if left_stop < 0:
+                    left_stop = 0
+                right_stop = len2 + diag
+                if right_stop > len1:
+                    right_stop = len1
+                if ext == EXT_XDROP:
+                    left, right, rblock, score = _xdrop_extend(t, q, e1, diag, left_stop,
+                                                               right_stop, xdrop, table)
+                    extent = rblock - diag
+                    length = right - left
+                    if score >= ent_lo and score <= ent_hi:   # C: int *= double (truncates)
+                        score = int(score * _entropy(t, q, left, left - diag, length))
+                    keep = score >= hspthresh
+                elif ext == EXT_EXACT:
+                    keep, left, right, extent = _exact(t, q, bits, e1, diag, length, left_stop,
+                                                       right_stop, len1, len2, hspthresh)
+                    length = right - left
+                    score = length
+                else:
+                    keep, left, right, extent = _mismatch(t, q, bits, mismatches, e1, diag,
+                                                          length, left_stop, right_stop,
+                                                          len1, len2, hspthresh, mm)
+                    length = right - left
+                    score = length
+                if extent > diag_end[h]:
+                    diag_end[h] = extent
+                    diag_actual[h] = diag
+                if proc == PROC_TWIN and diag_end[h] != old_end:
+                    _enqueue(qprev, qblock, qpos2, qdiag, last, qstate, diag + diag_end[h],
+                             diag_end[h], True, columns)
+                    if not keep and ext != EXT_XDROP:
+                        _enqueue(qprev, qblock, qpos2, qdiag, last, qstate, e1, e2, False,
+                                 columns)
+                if not keep:
+                    continue
+                out = _grow(out, n)
+                out[n, 0] = left
+                out[n, 1] = left - diag
+                out[n, 2] = length
+                out[n, 3] = score
+                n += 1
+    return out[:n], n_raw, qstate[1:3].copy()

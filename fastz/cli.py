@@ -17,7 +17,7 @@ import textwrap
 import click
 
 from . import __version__
-from .errors import FastzError, Interrupted
+from .errors import FastzError
 from .lastz_words import (FIELD_ALIASES, FORMATS, GENERAL_FIELDS, HelpRequested, YASRA,
                           YASRA_NEW)
 from .options import Options
@@ -288,8 +288,7 @@ _STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP"
 
 
 def _kill_workers() -> None:
-    """Stop this process's worker processes at once (they would otherwise finish the
-    strands they hold before the pool shuts down)."""
+    """Stop this process's worker processes at once."""
     import multiprocessing
     for proc in list(getattr(multiprocessing.process, "_children", ())):
         try:
@@ -298,23 +297,35 @@ def _kill_workers() -> None:
             pass
 
 
+_MAIN_PID = [0]
+
+
 def _on_signal(signum, frame):
-    """First signal: stop the workers and unwind (``finally`` blocks remove temporary
-    files).  A second one while unwinding: remove them and leave at once."""
-    if getattr(_on_signal, "stopping", False):
-        from .io.output import TEMP_FILES, remove_temp_file
-        for tmp in list(TEMP_FILES):
-            remove_temp_file(tmp)
+    """Stop now: kill the workers, remove the temporary output file (or cut a
+    regular-file stdout back), say why in one line and exit 128 + signal.
+
+    Nothing is unwound: an exception raised here could surface inside a compiled
+    kernel's dispatcher, which numba does not survive (a segfault, seen on SIGTERM
+    during gapped extension), and ``finally`` blocks could wait for busy workers.
+    A worker (a forked child) just exits; the parent reports the lost worker.
+    """
+    if os.getpid() != _MAIN_PID[0]:
         os._exit(128 + signum)
-    _on_signal.stopping = True
     _kill_workers()
-    raise Interrupted(signum)
+    from .io.output import abort_cleanup
+    abort_cleanup()
+    name = signal.Signals(signum).name
+    try:
+        os.write(2, f"{PROG}: stopped by {name}; no output was completed\n".encode())
+    except OSError:
+        pass
+    os._exit(128 + signum)
 
 
 def _install_signal_handlers() -> dict:
-    """LASTZ dies on these signals and leaves its output behind; fastz unwinds.  Only
-    the main thread may set handlers; elsewhere nothing is changed."""
-    _on_signal.stopping = False
+    """LASTZ dies on these signals and leaves its output behind; fastz cleans up.
+    Only the main thread may set handlers; elsewhere nothing is changed."""
+    _MAIN_PID[0] = os.getpid()
     old = {}
     try:
         for sig in _STOP_SIGNALS:
@@ -351,12 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
-    except Interrupted as exc:
-        name = signal.Signals(exc.signum).name
-        print(f"{PROG}: stopped by {name}; the run is incomplete", file=sys.stderr)
-        code = 128 + exc.signum
     except KeyboardInterrupt:                      # (no handler: not the main thread)
-        print(f"{PROG}: stopped by SIGINT; the run is incomplete", file=sys.stderr)
+        print(f"{PROG}: stopped by SIGINT; no output was completed", file=sys.stderr)
         code = 130
     except FastzError as exc:
         print(f"{PROG}: {_one_line(exc)}", file=sys.stderr)

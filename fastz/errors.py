@@ -16,14 +16,3 @@ class InputError(FastzError, ValueError):
 class BackendUnavailable(FastzError, RuntimeError):
     """The requested compute backend (e.g. the GPU) is not available."""
 
-
-class Interrupted(BaseException):
-    """A termination signal (SIGINT, SIGTERM, SIGHUP) stopped the run.
-
-    A BaseException, like KeyboardInterrupt, so that no ``except Exception`` on the
-    way up swallows it; cleanup (``finally``) runs and the CLI exits 128 + signal.
-    """
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum

@@ -29,8 +29,18 @@ from typing import Iterator, TextIO
 
 from ..errors import FastzError, InputError
 
-#: temporary output files of this process, removed by the CLI on a second signal
-TEMP_FILES: set[str] = set()
+#: what to undo if the process must stop at once (a signal): id -> function
+_ON_ABORT: dict[int, object] = {}
+
+
+def abort_cleanup() -> None:
+    """Remove this run's temporary output file and cut a regular-file stdout back (the
+    CLI calls this from its signal handler, just before ``os._exit``)."""
+    for undo in list(_ON_ABORT.values()):
+        try:
+            undo()
+        except Exception:       # noqa: BLE001 (best effort while stopping)
+            pass
 
 
 class OutputError(FastzError, OSError):
@@ -81,11 +91,12 @@ def _stdout_rollback():
     except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
         return lambda: None
 
-    def rollback() -> None:
-        try:
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            pass
+    def rollback(flush: bool = True) -> None:
+        if flush:
+            try:
+                sys.stdout.flush()
+            except (OSError, ValueError):
+                pass
         try:
             os.ftruncate(fd, start)
             os.lseek(fd, start, os.SEEK_SET)
@@ -108,6 +119,7 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
     """The output text stream (stdout for None); see the module docstring."""
     if path is None:
         rollback = _stdout_rollback()
+        _ON_ABORT[id(rollback)] = lambda: rollback(flush=False)
         try:
             sink = _Sink(sys.stdout, "stdout")
             yield sink
@@ -115,6 +127,8 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
         except BaseException:
             rollback()
             raise
+        finally:
+            _ON_ABORT.pop(id(rollback), None)
         return
     real = os.path.realpath(path)
     try:
@@ -137,7 +151,7 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
                                    dir=os.path.dirname(real))
     except OSError as exc:
         raise InputError(f"can't open output file {path}: {exc.strerror}") from None
-    TEMP_FILES.add(tmp)
+    _ON_ABORT[id(tmp)] = lambda: remove_temp_file(tmp)
     ok = False
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape",
@@ -154,7 +168,7 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
     finally:
         if not ok:
             remove_temp_file(tmp)
-        TEMP_FILES.discard(tmp)
+        _ON_ABORT.pop(id(tmp), None)
 
 
 def remove_temp_file(tmp: str) -> None:

@@ -166,9 +166,18 @@ def hassock_hash(data: bytes) -> int:
     return h
 
 
+_MAX_REPEAT = (1 << 30) - 1       # LASTZ's longest run in one edit-script word
+
+
 def _lastz_ops(v: AlnView) -> bytes:
     code = {OP_MATCH: 3, OP_INS: 1, OP_DEL: 2}
-    vals = [code[int(x) & 0xF] | ((int(x) >> 4) << 2) for x in v.ops]
+    vals = []
+    for x in v.ops:
+        op, run = code[int(x) & 0xF], int(x) >> 4
+        while run > _MAX_REPEAT:                 # (LASTZ splits longer runs)
+            vals.append(op | (_MAX_REPEAT << 2))
+            run -= _MAX_REPEAT
+        vals.append(op | (run << 2))
     return struct.pack(f"<{len(vals)}I", *vals)
 
 

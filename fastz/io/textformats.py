@@ -72,6 +72,11 @@ class AxtWriter(Writer):
 # --- MAF -----------------------------------------------------------------------------
 
 
+def _nbytes(name: str) -> int:
+    """Length of a name as LASTZ sees it: bytes of its UTF-8 (or raw) text."""
+    return len(name.encode("utf-8", "surrogateescape"))
+
+
 class MafWriter(Writer):
     """``maf``, ``maf+`` (comments), ``maf-`` (no header), ``~maf``, ``mafsegments``."""
 
@@ -103,14 +108,17 @@ class MafWriter(Writer):
             s2 = p2.start(v.beg2, rev2)
             name1 = p1.name
             name2 = ("~" if self.spec.distinguish and p1.name == p2.name else "") + p2.name
-            name_w = max(len(name1), len(name2))
+            # LASTZ pads names to the same number of bytes (not characters)
+            nb1, nb2 = _nbytes(name1), _nbytes(name2)
+            name1 += " " * (nb2 - nb1)
+            name2 += " " * (nb1 - nb2)
             start_w = max(len(str(s1)), len(str(s2)))
             size_w = max(len(str(v.height)), len(str(v.width)))
             len_w = max(len(str(p1.true_len)), len(str(p2.true_len)))
             out.append(f"a score={v.score}\n")
-            out.append(f"s {name1:<{name_w}} {s1 - 1:>{start_w}} {v.height:>{size_w}} "
+            out.append(f"s {name1} {s1 - 1:>{start_w}} {v.height:>{size_w}} "
                        f"{'-' if rev1 else '+'} {p1.true_len:>{len_w}} {v.text1}\n")
-            out.append(f"s {name2:<{name_w}} {s2 - 1:>{start_w}} {v.width:>{size_w}} "
+            out.append(f"s {name2} {s2 - 1:>{start_w}} {v.width:>{size_w}} "
                        f"{'-' if rev2 else '+'} {p2.true_len:>{len_w}} {v.text2}\n\n")
         self.out.write("".join(out))
 

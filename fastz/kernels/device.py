@@ -99,18 +99,25 @@ def select_backend(name: str, quiet: bool = False) -> str:
     ``auto`` uses a real device when there is one, else the CPU, saying why on
     stderr unless ``quiet`` (the simulator is never chosen by ``auto``).
     """
-    if name == "cpu":
-        return "cpu"
+    if name == "cpu" or (name == "auto" and (simulated() or twin())):
+        return "cpu"                   # auto never picks the simulator or the twins
     ok, why = probe()
     if name == "gpu":
         if not ok:
             raise BackendUnavailable(f"--backend=gpu: no usable GPU ({why})")
         return "gpu"
-    if ok and not simulated() and not twin():
+    if ok:
         return "gpu"
-    if not quiet and not simulated() and not twin():
+    # say why only to users who installed the GPU stack (fastz-align[gpu]): a
+    # CPU-only install must keep lastz's silent stderr (pipelines scan it)
+    if not quiet and _gpu_stack_installed():
         sys.stderr.write(f"fastz: using the CPU backend ({why})\n")
     return "cpu"
+
+
+def _gpu_stack_installed() -> bool:
+    from importlib.util import find_spec
+    return find_spec("numba_cuda") is not None and find_spec("cupy") is not None
 
 
 def xp():

@@ -43,6 +43,18 @@ _NO_DIAG = np.iinfo(np.int64).min      # diag_actual of a bucket never used
 
 
 @njit(cache=True)
+def _below_partitioned(p1, p2, off1, off2, len2):
+    """LASTZ ``seed_hit_below_diagonal`` for opposite strands of a partitioned
+    sequence: by partition index first, then within the partition, with the query
+    position reflected through that partition's two separators."""
+    i1 = np.searchsorted(off1, p1, side="right") - 1
+    i2 = np.searchsorted(off2, p2, side="right") - 1
+    if i1 != i2:
+        return i1 >= i2
+    return p1 >= (off2[i2] - 1) + (off2[i2] + len2[i2]) - p2
+
+
+@njit(cache=True)
 def _enqueue(qprev, qblock, qpos2, qdiag, last, state, pos1, pos2, is_block, columns):
     """Append a seed hit (or an extension block) to the cyclic seed-hit queue.
 
@@ -77,7 +89,8 @@ def search_strand_general(dir_, low, pos, low_bits,
                           t, q, qcodes, len1, len2, table, bits,
                           proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
                           min_matches, max_transversions, care,
-                          twin_min, twin_max, queue_size, self_mode):
+                          twin_min, twin_max, queue_size, self_mode,
+                          part1_off, part2_off, part2_len):
     """Seed hits of one query strand through any LASTZ hit processor.
 
     Parameters as ``kernels.filtering.search_strand``, plus:
@@ -96,6 +109,10 @@ def search_strand_general(dir_, low, pos, low_bits,
     twin_min, twin_max, queue_size : int
         ``--twins`` spans (from the first hit's start to the second's end) and the
         seed-hit queue length (``--seedqueue``).
+    self_mode : int
+        As ``search_strand``, plus 3: ``--self``, opposite strands of a partitioned
+        sequence, whose partitions (``part1_off`` in the target; ``part2_off``,
+        ``part2_len`` in the query) were reverse-complemented one by one.
 
     Returns
     -------
@@ -162,6 +179,9 @@ def search_strand_general(dir_, low, pos, low_bits,
                 if self_mode == 1 and e1 >= e2:
                     continue
                 if self_mode == 2 and e1 - seed_len >= (len2 - 1) - (e2 - seed_len):
+                    continue
+                if self_mode == 3 and _below_partitioned(e1 - seed_len, e2 - seed_len,
+                                                         part1_off, part2_off, part2_len):
                     continue
                 if nres > 0:
                     mism = 0

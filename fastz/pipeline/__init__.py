@@ -58,8 +58,6 @@ class Aligner:
         from ..kernels.device import select_backend
         self.backend = select_backend(self.opts.backend, self.opts.quiet)
         self.target = load_target(self.opts.target, self.opts)
-        if self.opts.self_compare and self.target.partitions is not None:
-            raise OptionsError("not yet supported by fastz: --self with multiple sequences")
         if self.opts.hspthresh_top or self.opts.gappedthresh_top:
             # top<p>% thresholds become base counts once the target length is known
             from .adaptive import resolve_thresholds

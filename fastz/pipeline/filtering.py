@@ -218,11 +218,19 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     trans = 0 if spec.halfweight else int(transition)
     self_mode = {None: 0, "+": 1, "-": 2}[self_strand]
     if self_mode == 2 and ((t.shape[0] and t[0] == 0) or (q.shape[0] and q[0] == 0)):
-        raise NotImplementedError("--self on the minus strand of a partitioned sequence")
+        # opposite strands of a partitioned sequence (--self on [multiple]): the
+        # diagonal test needs the partitions, which only the general kernel takes
+        self_mode = 3
+        if processor is None:
+            ext = khit.EXT_XDROP if gfextend else khit.EXT_NONE
+            processor = HitProcessor(
+                proc=khit.PROC_PLAIN if not gfextend and not gapped else khit.PROC_SIMPLE,
+                ext=ext, rescore=ext == khit.EXT_NONE and gapped)
 
     if processor is not None:
         return _general_hsps(index, t, q, len1, len2, table, trans, self_mode, int(xdrop),
-                             int(hspthresh), entropy, processor, stats)
+                             int(hspthresh), entropy, processor, stats,
+                             _partition_tables(t, q) if self_mode == 3 else None)
     if len2 < spec.length:
         rows = np.zeros((0, 4), np.int64)
         n_raw = 0
@@ -245,8 +253,19 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
 _SHORTFALL_REPORTED = False
 
 
+def _partition_tables(t: np.ndarray, q: np.ndarray):
+    """(target offsets, query offsets, query lengths) of the pieces of NUL-separated
+    buffers (``records.Partitions`` layout: a NUL before, between and after them)."""
+    def pieces(chars):
+        nul = np.flatnonzero(chars == 0).astype(np.int64)
+        return nul[:-1] + 1, np.diff(nul) - 1
+    off1, _ = pieces(t)
+    off2, len2 = pieces(q)
+    return off1, off2, len2
+
+
 def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspthresh,
-                  entropy, hp: HitProcessor, stats) -> np.ndarray:
+                  entropy, hp: HitProcessor, stats, part_tables=None) -> np.ndarray:
     """find_hsps through ``kernels.hitproc`` (any processor, extender and filter)."""
     global _SHORTFALL_REPORTED
     spec = index.spec
@@ -256,6 +275,8 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
         ent_lo, ent_hi = 1, 0
     care = (np.frombuffer(spec.pattern.encode(), np.uint8) != ord("0")).astype(np.uint8) \
         if hp.cares_only else np.zeros(0, np.uint8)
+    none = np.zeros(0, np.int64)
+    parts = (none, none, none) if part_tables is None else part_tables
     if len2 < spec.length:
         rows, n_raw, shortfall = np.zeros((0, 4), np.int64), 0, (-1, -1)
     else:
@@ -265,7 +286,7 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
             t, q, kseed.char_codes(q), len1, len2, table, NUC_BITS,
             hp.proc, hp.ext, hp.mismatches, xdrop, hspthresh, ent_lo, ent_hi,
             hp.min_matches, hp.max_transversions, care,
-            hp.twin_min, hp.twin_max, hp.queue_size, self_mode)
+            hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts)
     if shortfall[0] >= 0 and not _SHORTFALL_REPORTED:
         _SHORTFALL_REPORTED = True               # LASTZ warns once per run
         sys.stderr.write(f"seed hit queue shortfall at {shortfall[0]}/{shortfall[1]}\n")

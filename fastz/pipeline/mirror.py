@@ -169,9 +169,6 @@ def mirror_alignments(alns: Alignments, target: Sequence, query: Sequence, same_
     if len(alns) == 0:
         return alns
     n = _strand_length(target.chars)
-    if target.partitions is not None or query.partitions is not None:
-        from ..errors import OptionsError
-        raise OptionsError("not yet supported by fastz: --self with multiple sequences")
     kept, images = [], []
     for k in range(len(alns)):
         pos1, end1 = int(alns.beg1[k]), int(alns.end1[k])
@@ -184,7 +181,7 @@ def mirror_alignments(alns: Alignments, target: Sequence, query: Sequence, same_
                            [[_SWAP[op], r] for op, r in script]))
             continue
         in_pos2, in_end2 = pos2, end2
-        inv = n
+        inv1, inv = _inverts(target, query, n, pos1, pos2)
         c_pos2, c_end2 = inv - in_pos2, inv - in_end2
         if pos1 == c_pos2:
             continue                                   # starts on the diagonal: dropped
@@ -215,9 +212,22 @@ def mirror_alignments(alns: Alignments, target: Sequence, query: Sequence, same_
             kept.append((pos1, pos1 + i, in_pos2, in_pos2 + j, score, script))
             continue
         kept.append((pos1, end1, pos2, end2, score, script))
-        images.append((inv - in_end2, inv - in_pos2, inv - end1, inv - pos1, score,
+        images.append((inv - in_end2, inv - in_pos2, inv1 - end1, inv1 - pos1, score,
                        [[_SWAP[op], r] for op, r in reversed(script)]))
     return _build(kept + images, alns.kind)
+
+
+def _inverts(target: Sequence, query: Sequence, n: int, pos1: int, pos2: int):
+    """Where opposite-strand positions are reflected: the sequence length, or for a
+    partitioned sequence (reverse-complemented piece by piece) the sum of the two
+    separators around the piece holding the position, plus one (LASTZ's invert1 for
+    ``pos1`` in the target, invert2 for ``pos2`` in the query)."""
+    if query.partitions is None:
+        return n, n
+    tp, qp = target.partitions, query.partitions
+    i1, i2 = int(tp.locate(pos1)), int(qp.locate(pos2))
+    return (2 * int(tp.offset[i1]) + int(tp.length[i1]),
+            2 * int(qp.offset[i2]) + int(qp.length[i2]))
 
 
 def _build(rows: list, kind: str) -> Alignments:

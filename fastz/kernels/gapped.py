@@ -122,57 +122,25 @@ def _rescore(T, Q, p1, p2, runs, first, last, sub, gap_open, gap_extend):
 
 
 @njit(cache=True, nogil=True)
-def extend_pair(seqs, T, Q, a1, a2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydrop,
-                trim, tb_cells, two_pass, al, sg, meta, stamp, work, stats, res):
-    """Skip test and two-sided extension of one anchor against the accepted set.
+def assemble_pair(T, Q, a1, a2, sl, el1, el2, sr, er1, er2, lops, lo, nl, rops, ro, nr,
+                  sub, gap_open, gap_extend, runs, res):
+    """Two traced sides -> the alignment's edit script, extent and score (ydrop_align).
 
-    Reads the stores, never changes them.  Fills ``res`` (R_* fields); the edit
-    script is ``runs[res[R_FIRST]:res[R_NRUNS]]`` of the returned work buffers.
-    Mirrors ydrop_align (left/reverse side first, then right/forward), including
-    lop_initial_indels / lop_final_indels with a rescore.
+    ``lops[lo:lo+nl]`` are the left side's ops in sequence order, ``rops[ro:ro+nr]``
+    the right side's far end first.  Equal neighbours merge (also across the
+    anchor); leading / trailing indels are lopped and the alignment rescored, as
+    LASTZ's lop_initial_indels / lop_final_indels.  Fills the extent, score, run
+    range and status fields of ``res``; returns the (possibly grown) runs.
     """
-    cc, dd, mk, act, rows, tb, tbrow, lbuf, rbuf, runs = work
-    skip, lseg, laln, rseg, raln = skip_test(al, sg, meta[M_HEAD_S], a1, a2)
-    res[R_LSEG] = lseg
-    res[R_RSEG] = rseg
-    if skip:
-        res[R_STATUS] = SKIPPED
-        return work
-    below, above = above_below(al, meta[M_HEAD_S], meta[M_HEAD_E], a1)
-    side = (cc, dd, mk, act, rows, tb, tbrow)
-    sl, el1, el2, tl, lrows, lmax, nl, side, lbuf = _extend_side(
-        seqs, True, a1, a2, a1 + 1 - lo1, a2 + 1 - lo2, sub, gap_open, gap_extend, ydrop,
-        trim, tb_cells, al, sg, lseg, laln, rseg, raln, below, side, stamp, two_pass,
-        lbuf, stats)
-    sr, er1, er2, tr, rrows, rmax, nr, side, rbuf = _extend_side(
-        seqs, False, a1, a2, hi1 - (a1 + 1), hi2 - (a2 + 1), sub, gap_open, gap_extend,
-        ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, above, side,
-        stamp + (1 << 32), two_pass, rbuf, stats)
-    cc, dd, mk, act, rows, tb, tbrow = side
-    stats[ST_SIDES] += 2
-    res[R_LROWS] = lrows
-    res[R_LMAXRY] = lmax
-    res[R_RROWS] = rrows
-    res[R_RMAXRY] = rmax
-    res[R_LTRUNC] = tl
-    res[R_LEND1] = el1
-    res[R_LEND2] = el2
-    res[R_RTRUNC] = tr
-    res[R_REND1] = er1
-    res[R_REND2] = er2
-
     start1 = a1 + 1 - el1
     start2 = a2 + 1 - el2
     stop1 = a1 + er1
     stop2 = a2 + er2
     score = sl + sr
-
-    # edit script: left ops are already in sequence order, right ops reversed;
-    # adjacent equal ops merge (also across the anchor)
     runs = _grow2(runs, nl + nr + 1)
     nruns = 0
     for j in range(nl + nr):
-        op = lbuf[j] if j < nl else rbuf[nr - 1 - (j - nl)]
+        op = lops[lo + j] if j < nl else rops[ro + nr - 1 - (j - nl)]
         if nruns > 0 and runs[nruns - 1, 0] == op:
             runs[nruns - 1, 1] += 1
         else:
@@ -220,7 +188,52 @@ def extend_pair(seqs, T, Q, a1, a2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exten
     res[R_SCORE] = score
     res[R_FIRST] = first
     res[R_NRUNS] = nruns
+    res[R_LEND1] = el1
+    res[R_LEND2] = el2
+    res[R_REND1] = er1
+    res[R_REND2] = er2
     res[R_STATUS] = EXTENDED if (stop1 >= start1 or stop2 >= start2) else EMPTY
+    return runs
+
+
+@njit(cache=True, nogil=True)
+def extend_pair(seqs, T, Q, a1, a2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydrop,
+                trim, tb_cells, two_pass, al, sg, meta, stamp, work, stats, res):
+    """Skip test and two-sided extension of one anchor against the accepted set.
+
+    Reads the stores, never changes them.  Fills ``res`` (R_* fields); the edit
+    script is ``runs[res[R_FIRST]:res[R_NRUNS]]`` of the returned work buffers.
+    Mirrors ydrop_align: left/reverse side first, then right/forward, then
+    ``assemble_pair``.
+    """
+    cc, dd, mk, act, rows, tb, tbrow, lbuf, rbuf, runs = work
+    skip, lseg, laln, rseg, raln = skip_test(al, sg, meta[M_HEAD_S], a1, a2)
+    res[R_LSEG] = lseg
+    res[R_RSEG] = rseg
+    if skip:
+        res[R_STATUS] = SKIPPED
+        return work
+    below, above = above_below(al, meta[M_HEAD_S], meta[M_HEAD_E], a1)
+    side = (cc, dd, mk, act, rows, tb, tbrow)
+    sl, el1, el2, tl, lrows, lmax, nl, side, lbuf = _extend_side(
+        seqs, True, a1, a2, a1 + 1 - lo1, a2 + 1 - lo2, sub, gap_open, gap_extend, ydrop,
+        trim, tb_cells, al, sg, lseg, laln, rseg, raln, below, side, stamp, two_pass,
+        lbuf, stats)
+    sr, er1, er2, tr, rrows, rmax, nr, side, rbuf = _extend_side(
+        seqs, False, a1, a2, hi1 - (a1 + 1), hi2 - (a2 + 1), sub, gap_open, gap_extend,
+        ydrop, trim, tb_cells, al, sg, lseg, laln, rseg, raln, above, side,
+        stamp + (1 << 32), two_pass, rbuf, stats)
+    cc, dd, mk, act, rows, tb, tbrow = side
+    stats[ST_SIDES] += 2
+    res[R_LROWS] = lrows
+    res[R_LMAXRY] = lmax
+    res[R_RROWS] = rrows
+    res[R_RMAXRY] = rmax
+    res[R_LTRUNC] = tl
+    res[R_RTRUNC] = tr
+
+    runs = assemble_pair(T, Q, a1, a2, sl, el1, el2, sr, er1, er2, lbuf, 0, nl, rbuf, 0,
+                         nr, sub, gap_open, gap_extend, runs, res)
     return (cc, dd, mk, act, rows, tb, tbrow, lbuf, rbuf, runs)
 
 

@@ -112,16 +112,17 @@ def hit_processor(opts) -> HitProcessor | None:
     merge = proc in (khit.PROC_TWIN, khit.PROC_RECOVER)
     rescore = ext != khit.EXT_XDROP and (opts.gapped or opts.chain)
     mirror = opts.self_compare and opts.mirror is not False and not opts.gapped
+    twin_min = twin_max = 0
+    if twins:
+        twin_min = 2 * seed_len + (0 if opts.twins_min is None else int(opts.twins_min))
+        twin_max = 2 * seed_len + int(opts.twins_max)
     return HitProcessor(
         proc=proc, ext=ext, mismatches=mismatches,
         min_matches=int(opts.seed_filter_matches) if filt else -1,
         max_transversions=(-1 if opts.seed_filter_transversions is None
                            else int(opts.seed_filter_transversions)),
-        cares_only=bool(opts.seed_filter_cares_only),
-        twin_min=2 * seed_len + (0 if opts.twins_min is None else int(opts.twins_min)) if twins else 0,
-        twin_max=2 * seed_len + int(opts.twins_max) if twins else 0,
-        queue_size=queue, merge=merge, rescore=rescore,
-        defer=mirror and (merge or rescore))
+        cares_only=bool(opts.seed_filter_cares_only), twin_min=twin_min, twin_max=twin_max,
+        queue_size=queue, merge=merge, rescore=rescore, defer=mirror and (merge or rescore))
 
 
 def _strand_length(chars: np.ndarray) -> int:
@@ -311,8 +312,9 @@ def finish_hsps(hsps: np.ndarray, target_chars: np.ndarray, query_chars: np.ndar
         hsps = merge_segments(hsps)
     if hp.rescore and hsps.shape[0]:
         hsps = hsps.copy()
+        col = lambda name: np.ascontiguousarray(hsps[name], np.int64)  # noqa: E731
         hsps["score"] = kfilt.score_segments(
-            np.ascontiguousarray(target_chars, np.uint8), np.ascontiguousarray(query_chars, np.uint8),
-            np.ascontiguousarray(hsps["pos1"], np.int64), np.ascontiguousarray(hsps["pos2"], np.int64),
-            np.ascontiguousarray(hsps["length"], np.int64), masked_sub)
+            np.ascontiguousarray(target_chars, np.uint8),
+            np.ascontiguousarray(query_chars, np.uint8),
+            col("pos1"), col("pos2"), col("length"), masked_sub)
     return hsps

@@ -15,7 +15,7 @@ import numpy as np
 from ..kernels.bounds import (
     A_END1, A_END2, A_FIRST, A_LAST, A_OPS0, A_OPSN, A_POS1, A_POS2, A_SCORE, A_TRIV,
 )
-from ..kernels.gapped import N_STATS, extend_anchors
+from ..kernels.gapped import extend_anchors
 from ..records import Alignments, Sequence
 from ..scoring import ScoreSet
 

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..kernels.gapped import (
-    EMPTY, M_HEAD_S, M_NAL, M_NOPS, N_RESULT, N_STATS, R_FIRST, R_LSEG, R_LTRUNC,
+    EMPTY, M_HEAD_S, M_NAL, M_NOPS, N_RESULT, N_STATS, R_LSEG, R_LTRUNC,
     R_NRUNS, R_RSEG, R_RTRUNC, R_SCORE, R_STATUS, SKIPPED, ST_ACCEPTED, ST_ANCHORS,
     ST_EMPTY, ST_REDONE, ST_SKIPPED, ST_TRUNCATED, _note_truncation, accept,
     add_trivial, conflicts, extend_pair, new_state, new_work, output_order,

@@ -26,14 +26,13 @@ from numba import njit
 from ..bounds import NONE, skip_test
 from ..dpcells import O_LAST_ROW, O_MAX_RY, O_NOPS, O_SCORE, O_STATUS, O_END_C, O_END_R
 from ..gapped import (
-    EMPTY, EXTENDED, M_HEAD_S, M_NAL, M_NOPS, N_RESULT, N_STATS, R_FIRST, R_LEND1, R_LEND2,
-    R_LMAXRY, R_LROWS, R_LSEG, R_LTRUNC, R_NRUNS, R_REND1, R_REND2, R_RMAXRY, R_RROWS,
-    R_RSEG, R_RTRUNC, R_SCORE, R_START1, R_START2, R_STATUS, R_STOP1, R_STOP2, SKIPPED,
-    ST_ACCEPTED, ST_ANCHORS, ST_EMPTY, ST_REDONE, ST_SKIPPED, ST_TRUNCATED, WORST_SCORE,
-    _note_truncation, _rescore, accept, add_trivial, conflicts, extend_pair, new_state,
-    new_work, output_order,
+    EMPTY, M_HEAD_S, M_NAL, M_NOPS, N_RESULT, N_STATS, R_LMAXRY, R_LROWS, R_LSEG,
+    R_LTRUNC, R_RMAXRY, R_RROWS, R_RSEG, R_RTRUNC, R_SCORE, R_STATUS, SKIPPED,
+    ST_ACCEPTED, ST_ANCHORS, ST_EMPTY, ST_REDONE, ST_SKIPPED, ST_TRUNCATED,
+    _note_truncation, accept, add_trivial, assemble_pair, conflicts, extend_pair,
+    new_state, new_work, output_order,
 )
-from ..ydrop import _grow2, padded
+from ..ydrop import padded
 
 # device-path counters (gstats)
 G_SPECULATED, G_USED, G_REDONE_CONFLICT, G_REDONE_DEVICE, G_CPU, G_SKIPPED_SPEC = range(6)
@@ -74,81 +73,6 @@ def speculate_mask(anc1, anc2, near_diag, near_pos):
             nxt[j] = heads[b] if b in heads else np.int64(-1)
             heads[b] = np.int64(j)
     return mask
-
-
-@njit(cache=True, nogil=True)
-def _assemble(T, Q, a1, a2, sl, el1, el2, sr, er1, er2, sops, lo, nl, ro, nr, sub, gap_open,
-              gap_extend, runs, res):
-    """Two device sides -> edit script and result (the tail of ``gapped.extend_pair``).
-
-    Left ops are in sequence order, right ops reversed; equal neighbours merge;
-    leading / trailing indels are lopped and the alignment rescored, as LASTZ's
-    lop_initial_indels / lop_final_indels.  Returns the (possibly grown) runs.
-    """
-    start1 = a1 + 1 - el1
-    start2 = a2 + 1 - el2
-    stop1 = a1 + er1
-    stop2 = a2 + er2
-    score = sl + sr
-    runs = _grow2(runs, nl + nr + 1)
-    nruns = 0
-    for j in range(nl + nr):
-        op = sops[lo + j] if j < nl else sops[ro + nr - 1 - (j - nl)]
-        if nruns > 0 and runs[nruns - 1, 0] == op:
-            runs[nruns - 1, 1] += 1
-        else:
-            runs[nruns, 0] = op
-            runs[nruns, 1] = 1
-            nruns += 1
-    first = 0
-    if nruns > 0 and runs[0, 0] != 0:
-        while first < nruns and runs[first, 0] != 0:
-            if runs[first, 0] == 1:
-                start2 += runs[first, 1]
-            else:
-                start1 += runs[first, 1]
-            first += 1
-        if first == nruns:
-            score = WORST_SCORE
-            first = 0
-            start1 = a1 + 1 - el1
-            start2 = a2 + 1 - el2
-        else:
-            score = _rescore(T, Q, start1, start2, runs, first, nruns, sub, gap_open,
-                             gap_extend)
-    if nruns - first > 0 and runs[nruns - 1, 0] != 0:
-        last = nruns
-        p1 = stop1
-        p2 = stop2
-        while last > first and runs[last - 1, 0] != 0:
-            if runs[last - 1, 0] == 1:
-                p2 -= runs[last - 1, 1]
-            else:
-                p1 -= runs[last - 1, 1]
-            last -= 1
-        if last == first:
-            score = WORST_SCORE
-        else:
-            stop1 = p1
-            stop2 = p2
-            nruns = last
-            score = _rescore(T, Q, start1, start2, runs, first, nruns, sub, gap_open,
-                             gap_extend)
-    res[R_START1] = start1
-    res[R_START2] = start2
-    res[R_STOP1] = stop1
-    res[R_STOP2] = stop2
-    res[R_SCORE] = score
-    res[R_FIRST] = first
-    res[R_NRUNS] = nruns
-    res[R_LTRUNC] = 0
-    res[R_RTRUNC] = 0
-    res[R_LEND1] = el1
-    res[R_LEND2] = el2
-    res[R_REND1] = er1
-    res[R_REND2] = er2
-    res[R_STATUS] = EXTENDED if (stop1 >= start1 or stop2 >= start2) else EMPTY
-    return runs
 
 
 @njit(cache=True)
@@ -232,10 +156,13 @@ def resolve(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydr
             R = 2 * p + 1
             res[R_LSEG] = lseg
             res[R_RSEG] = rseg
-            runs = _assemble(T, Q, a1, a2, sout[L, O_SCORE], sout[L, O_END_R],
-                             sout[L, O_END_C], sout[R, O_SCORE], sout[R, O_END_R],
-                             sout[R, O_END_C], sops, soff[L], sout[L, O_NOPS], soff[R],
-                             sout[R, O_NOPS], sub, gap_open, gap_extend, runs, res)
+            res[R_LTRUNC] = 0
+            res[R_RTRUNC] = 0
+            runs = assemble_pair(T, Q, a1, a2, sout[L, O_SCORE], sout[L, O_END_R],
+                                 sout[L, O_END_C], sout[R, O_SCORE], sout[R, O_END_R],
+                                 sout[R, O_END_C], sops, soff[L], sout[L, O_NOPS], sops,
+                                 soff[R], sout[R, O_NOPS], sub, gap_open, gap_extend, runs,
+                                 res)
             cur = runs
         else:
             if p >= 0:

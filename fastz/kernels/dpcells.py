@@ -28,7 +28,13 @@ from __future__ import annotations
 
 import types
 
-from .ydrop import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG
+NEG = -1_932_735_283          # LASTZ's "negative infinity" for DP cells
+FROM_C = 0                    # traceback link: bits 0-1 say where C came from,
+FROM_I = 1
+FROM_D = 2
+I_EXT = 4                     # ... bit 2 / 3: the gap leaving the cell extends
+D_EXT = 8
+EAGER = 16                    # side of the eager traceback corner
 
 # side status bits (O_STATUS)
 ST_OVERFLOW = 1        # a row did not fit the work buffer: extend on the CPU
@@ -42,12 +48,22 @@ EAGER_OPS = 2 * EAGER          # eager ops per side (end_r + end_c < 2 * EAGER)
 
 
 def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M, N,
-              trim, boundary, tb, t0, tw):
-    """One DP row over columns [col, hi) (the row loop of ``ydrop._make_sweep``).
+              trim, boundary, tb, t0, tw, mk, masked, stamp):
+    """One DP row over columns [col, hi): the hot loop of every y-drop sweep.
 
-    ``B[b0 + c]`` is the query character of column c + 1, ``a`` the target
-    character of this row.  Links of columns below ``tw`` go to ``tb[t0 + c]``.
-    Returns (col, LY, np_col, i, best, end_col, at_boundary, boundary).
+    cc/dd hold C and D of the previous row at ``w0 + col - prev_ly`` and receive
+    this row's at ``w0 + col - LY`` (LY only grows, so writes never overtake
+    reads).  ``B[b0 + c]`` is the query character of column c + 1, ``a`` the
+    target character of this row.  Links of columns below ``tw`` go to
+    ``tb[t0 + c]``.  With ``masked``, a cell whose ``mk[col - prev_ly]`` equals
+    ``stamp`` lies on an earlier alignment and is pruned (LASTZ's active
+    segments; the unbounded GPU sweep passes masked=False).
+    Returns (col, LY, np_col, i, best, end_col, at_boundary, boundary); end_col
+    is -1 when no cell of this row became the end.
+
+    Branches as LASTZ does: when the diagonal wins (the common case) the carried
+    I value depends only on the diagonal proposal, known a cell ahead, so the
+    loop-carried dependency stays short.
     """
     i = NEG
     c = NEG
@@ -62,7 +78,9 @@ def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, r
         c_next = cc[rd] + sub[a, B[b0 + col]]
         pruned = False
         link = 0
-        if d > c or i > c:             # a gap beats the diagonal (strictly)
+        if masked and mk[col - prev_ly] == stamp:
+            pruned = True
+        elif d > c or i > c:           # a gap beats the diagonal (strictly)
             if d >= i:                 # D preferred on ties
                 c = d
                 link = FROM_D | I_EXT | D_EXT
@@ -212,7 +230,7 @@ def one_side(A, s1, B, b0, M, N, sub, E, OE, Y, trim, tb_cells, cc, dd, w0, widt
         swept_from = LY
         col, LY, np_col, i, best, end_col, at_b, boundary = sweep_row(
             cc, dd, w0, B, b0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE,
-            row, M, N, trim, boundary, tb, tbase, tw_row)
+            row, M, N, trim, boundary, tb, tbase, tw_row, cc, False, 0)
         if end_col >= 0:
             end1 = row
             end2 = end_col

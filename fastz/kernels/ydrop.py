@@ -26,22 +26,14 @@ cell extends rather than opens.  Links are stored row by row in a band:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uintp
+from numba import njit
 
 from .bounds import NONE, active_update, lr_update
-
-NEG = -1_932_735_283          # LASTZ's "negative infinity" for DP cells
-FROM_C = 0
-FROM_I = 1
-FROM_D = 2
-I_EXT = 4
-D_EXT = 8
+from .dpcells import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG, sweep_row
 
 MODE_FULL = 0
 MODE_INSPECT = 1
 MODE_EXECUTE = 2
-
-EAGER = 16                    # side of the eager traceback corner
 
 # Row record kept by the inspector (one row per DP row).
 ROW_BEST = 0                  # running best score at the start of the row
@@ -83,136 +75,9 @@ def _grow2(a, need):
     return b
 
 
-def _make_sweep(store, masked, trim):
-    """Compile the row loop for one combination of compile-time switches.
-
-    store  : write a traceback link per cell (tb[tbase + col]).
-    masked : cells may be masked by earlier alignments (mk[...] == stamp).
-    trim   : LASTZ's default; without it (--noytrim) a cell on the last row or
-             column may become the end even if it is not the best ("boundary").
-    Fewer live values let the compiler keep the loop in registers.
-    """
-
-    @njit(cache=True)
-    def sweep(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE, stamp,
-              row, M, N, boundary, tb, tbase):
-        """One DP row over columns [col, hi).
-
-        cc/dd hold C and D of the previous row at index ``col - prev_ly`` and receive
-        this row's at ``col - LY`` (LY only grows, so writes never overtake reads).
-        ``Bv[col]`` is the query character of column col + 1.  Returns (col, LY,
-        np_col, i, best, end_col, at_boundary, boundary); end_col is -1 when no
-        cell of this row became the end.
-        """
-        i = NEG
-        c = NEG
-        np_col = col
-        end_col = -1
-        at_boundary = False
-        floor = best - Y
-        while col < hi:
-            rd = uintp(col - prev_ly)
-            w = uintp(col - LY)
-            d = dd[rd]
-            c_next = cc[rd] + subrow[Bv[uintp(col)]]
-            # Branch as LASTZ does: the diagonal usually wins, and then the
-            # carried I value depends only on c, which is known a cell ahead.
-            pruned = False
-            if masked and mk[rd] == stamp:
-                pruned = True
-            elif d > c or i > c:       # a gap beats the diagonal (strictly)
-                if d >= i:             # D preferred on ties
-                    c = d
-                    link = FROM_D | I_EXT | D_EXT
-                else:
-                    c = i
-                    link = FROM_I | I_EXT | D_EXT
-                if c < floor:
-                    pruned = True
-                else:
-                    # no back-to-back gaps: no gap opens from a gap-derived C
-                    i -= E
-                    dd[w] = d - E
-                    cc[w] = c
-                    np_col = col
-            elif c < floor:
-                pruned = True
-            else:
-                if c >= best:          # ties move the end forward
-                    best = c
-                    floor = best - Y
-                    end_col = col
-                    at_boundary = False
-                if not trim:
-                    if c >= boundary and (row == M or col == N):
-                        boundary = c
-                        end_col = col
-                        at_boundary = True
-                c_open = c - OE
-                de = d - E
-                ie = i - E
-                link = FROM_C
-                if c_open > de:        # extending is preferred on ties
-                    dd[w] = c_open
-                else:
-                    dd[w] = de
-                    link = D_EXT
-                if c_open > ie:
-                    i = c_open
-                else:
-                    i = ie
-                    link |= I_EXT
-                cc[w] = c
-                np_col = col
-            if pruned:
-                link = 0
-                if col == LY:
-                    LY += 1            # nothing stored for a leading pruned cell
-                else:
-                    cc[w] = NEG
-                    dd[w] = NEG
-                    i = NEG
-            if store:
-                tb[uintp(tbase + col)] = link
-            c = c_next
-            col += 1
-        return col, LY, np_col, i, best, end_col, at_boundary, boundary
-
-    return sweep
-
-
-_SWEEPS = tuple(_make_sweep(st, mk, tr) for st in (False, True) for mk in (False, True)
-                for tr in (False, True))
-(_sw000, _sw001, _sw010, _sw011, _sw100, _sw101, _sw110, _sw111) = _SWEEPS
-
-
-@njit(cache=True)
-def _sweep(store, masked, trim, cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y,
-           E, OE, stamp, row, M, N, boundary, tb, tbase):
-    """Dispatch to the row loop compiled for (store, masked, trim)."""
-    if store:
-        if masked:
-            if trim:
-                return _sw111(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
-                              stamp, row, M, N, boundary, tb, tbase)
-            return _sw110(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
-                          stamp, row, M, N, boundary, tb, tbase)
-        if trim:
-            return _sw101(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
-                          stamp, row, M, N, boundary, tb, tbase)
-        return _sw100(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
-                      stamp, row, M, N, boundary, tb, tbase)
-    if masked:
-        if trim:
-            return _sw011(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
-                          stamp, row, M, N, boundary, tb, tbase)
-        return _sw010(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
-                      stamp, row, M, N, boundary, tb, tbase)
-    if trim:
-        return _sw001(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
-                      stamp, row, M, N, boundary, tb, tbase)
-    return _sw000(cc, dd, mk, Bv, subrow, col, hi, prev_ly, LY, best, Y, E, OE,
-                  stamp, row, M, N, boundary, tb, tbase)
+# the row loop is written once, in fastz.kernels.dpcells, and compiled here for
+# the CPU (and with cuda.jit for the GPU twins)
+_sweep = njit(cache=True)(sweep_row)
 
 
 @njit(cache=True)
@@ -377,8 +242,8 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
         hi = RY if RY < clip else clip
         swept_from = LY
         col, LY, np_col, i, best, end_col, at_b, boundary = _sweep(
-            store, nact > 0, trim, cc, dd, mk, Bv, sub[A[s1 + row]], LY, hi, prev_ly, LY,
-            best, Y, E, OE, stamp, row, M, N, boundary, tb, tbase)
+            cc, dd, 0, Bv, 0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE, row,
+            M, N, trim, boundary, tb, tbase, hi if store else 0, mk, nact > 0, stamp)
         if end_col >= 0:
             end1 = row
             end2 = end_col

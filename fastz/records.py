@@ -87,7 +87,7 @@ class Alignments:
     end2: np.ndarray              # int64: query end, exclusive
     score: np.ndarray             # int64
     ops_start: np.ndarray         # int64[n+1]: ops of alignment k are ops[ops_start[k]:ops_start[k+1]]
-    ops: np.ndarray               # uint32: (run_length << 4) | OP_*
+    ops: np.ndarray               # uint64: (run_length << 4) | OP_*
     kind: str = "gapped"          # "gapped" | "hsp" | "hit": LAV percent identity differs
 
     def __len__(self) -> int:
@@ -96,7 +96,7 @@ class Alignments:
     @classmethod
     def empty(cls, kind: str = "gapped") -> "Alignments":
         z = np.zeros(0, np.int64)
-        return cls(z, z, z, z, z, np.zeros(1, np.int64), np.zeros(0, np.uint32), kind)
+        return cls(z, z, z, z, z, np.zeros(1, np.int64), np.zeros(0, np.uint64), kind)
 
     @classmethod
     def from_hsps(cls, hsps: np.ndarray, kind: str = "hsp") -> "Alignments":
@@ -110,7 +110,7 @@ class Alignments:
             end2=(hsps["pos2"] + length).astype(np.int64),
             score=hsps["score"].astype(np.int64),
             ops_start=np.arange(n + 1, dtype=np.int64),
-            ops=((length.astype(np.uint32) << np.uint32(4)) | np.uint32(OP_MATCH)).astype(np.uint32),
+            ops=((length.astype(np.uint64) << np.uint64(4)) | np.uint64(OP_MATCH)).astype(np.uint64),
             kind=kind,
         )
 
@@ -126,9 +126,9 @@ class Alignments:
         starts = np.zeros(idx.shape[0] + 1, np.int64)
         np.cumsum(counts, out=starts[1:])
         ops = (np.concatenate([self.ops[self.ops_start[k]:self.ops_start[k + 1]] for k in idx])
-               if idx.shape[0] else np.zeros(0, np.uint32))
+               if idx.shape[0] else np.zeros(0, np.uint64))
         return Alignments(self.beg1[idx], self.end1[idx], self.beg2[idx], self.end2[idx],
-                          self.score[idx], starts, ops.astype(np.uint32), self.kind)
+                          self.score[idx], starts, ops.astype(np.uint64), self.kind)
 
 
 @dataclass

@@ -124,3 +124,26 @@ def test_truncation_limits_traceback_cells():
     a = extend_one_side(T, Q, 0, 0, False, SUB, 400, 30, 9400, True, 100_000, False)
     b = extend_one_side(T, Q, 0, 0, False, SUB, 400, 30, 9400, True, 100_000, True)
     assert a[:3] == b[:3] and list(a[4]) == list(b[4])
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_horizontal_segment_left_of_the_anchor_masks_nothing(reverse):
+    """LASTZ's build_active_seg keeps the segment's column unsigned: a horizontal
+    segment starting left of the anchor's column wraps to a huge column and masks
+    no cell (fastz masked from LY, which ended one ce2 chrX alignment early)."""
+    from fastz.kernels.bounds import HORZ, S_B1, S_B2, S_E1, S_E2, S_FIELDS, S_TYPE, \
+        _build_active
+    a1, a2, LY, RY, stamp = 100, 50, 0, 40, 7
+
+    def masked(b2, e2):
+        sg = np.zeros((1, S_FIELDS), np.int64)
+        sg[0, S_TYPE], sg[0, S_B1], sg[0, S_E1] = HORZ, 90, 90
+        # the same query interval seen from either side of the anchor
+        sg[0, S_B2], sg[0, S_E2] = (b2, e2) if not reverse else (2 * a2 - e2, 2 * a2 - b2)
+        act = np.zeros((1, 4), np.int64)
+        mk = np.zeros(64, np.int64)
+        _build_active(reverse, act, 0, sg, mk, 0, stamp, a1, a2, LY, RY)
+        return np.flatnonzero(mk == stamp).tolist()
+
+    assert masked(a2 - 3, a2 + 5) == []                   # starts left: nothing
+    assert masked(a2 + 2, a2 + 5) == [2, 3, 4, 5]         # starts right: its cells

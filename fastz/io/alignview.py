@@ -351,7 +351,7 @@ def views(alns: Alignments, t: np.ndarray, q: np.ndarray, is_hsp: bool) -> list[
     """One AlnView per alignment, in the given order."""
     out = []
     for k in range(len(alns)):
-        ops = alns.ops[alns.ops_start[k]:alns.ops_start[k + 1]].astype(np.uint32)
+        ops = alns.ops[alns.ops_start[k]:alns.ops_start[k + 1]].astype(np.uint64)
         out.append(AlnView(t, q, alns.beg1[k], alns.end1[k], alns.beg2[k], alns.end2[k],
                            alns.score[k], ops, is_hsp))
     return out
@@ -381,7 +381,7 @@ def degapify(alns: Alignments, t: np.ndarray, q: np.ndarray, sub: np.ndarray) ->
     n = b1.shape[0]
     return Alignments(b1, b1 + ln, b2, b2 + ln, np.asarray(score, np.int64),
                       np.arange(n + 1, dtype=np.int64),
-                      (ln.astype(np.uint32) << np.uint32(4)) | np.uint32(OP_MATCH),
+                      (ln.astype(np.uint64) << np.uint64(4)) | np.uint64(OP_MATCH),
                       "hsp")
 
 

@@ -290,7 +290,9 @@ def _build_active(reverse, act, j, sg, mk, prev_ly, stamp, a1, a2, LY, RY):
     if t != HORZ:
         if LY <= x <= RY:
             mk[x - prev_ly] = stamp
-    else:
+    elif x >= 0:
+        # LASTZ's x is unsigned: a horizontal segment that starts left of the
+        # anchor's column wraps to a huge x and masks nothing
         if not reverse:
             hend = sg[s, S_E2] - a2
         else:

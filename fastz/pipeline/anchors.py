@@ -157,7 +157,7 @@ class SegmentsReader:
 
     def __post_init__(self):
         try:
-            with open(self.path) as fh:
+            with open(self.path, errors="surrogateescape") as fh:
                 self._lines = fh.read().splitlines()
         except OSError as exc:
             raise InputError(f"can't open {self.path}: {exc.strerror}") from None
@@ -314,7 +314,7 @@ def read_segments_file(path: str, target: Sequence, query: Sequence, strand: str
     if reader is not None:
         return reader.take(target, query, strand)
     try:
-        with open(path) as fh:
+        with open(path, errors="surrogateescape") as fh:
             lines = fh.read().splitlines()
     except OSError as exc:
         raise InputError(f"can't open {path}: {exc.strerror}") from None

@@ -180,12 +180,12 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     np.cumsum(counts, out=starts[1:])
     if n:
         idx = np.concatenate([np.arange(al[m, A_OPS0], al[m, A_OPS0] + al[m, A_OPSN]) for m in keep])
-        enc = ((ops[idx, 1].astype(np.uint32) << np.uint32(4)) | ops[idx, 0].astype(np.uint32))
+        enc = ((ops[idx, 1].astype(np.uint64) << np.uint64(4)) | ops[idx, 0].astype(np.uint64))
     else:
-        enc = np.zeros(0, np.uint32)
+        enc = np.zeros(0, np.uint64)
     alns = Alignments(
         beg1=al[keep, A_POS1].copy(), end1=al[keep, A_END1] + 1,
         beg2=al[keep, A_POS2].copy(), end2=al[keep, A_END2] + 1,
-        score=al[keep, A_SCORE].copy(), ops_start=starts, ops=enc.astype(np.uint32),
+        score=al[keep, A_SCORE].copy(), ops_start=starts, ops=enc.astype(np.uint64),
         kind="gapped")
     return alns, trunc

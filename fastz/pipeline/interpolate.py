@@ -259,7 +259,7 @@ def _gather(pieces: list[Alignments], order: list[tuple[int, int]]) -> Alignment
     np.cumsum(counts, out=starts[1:])
     arr = {name: np.array(v, np.int64) for name, v in cols.items()}
     return Alignments(arr["beg1"], arr["end1"], arr["beg2"], arr["end2"], arr["score"], starts,
-                      np.concatenate(ops).astype(np.uint32) if ops else np.zeros(0, np.uint32),
+                      np.concatenate(ops).astype(np.uint64) if ops else np.zeros(0, np.uint64),
                       pieces[0].kind)
 
 

@@ -237,4 +237,4 @@ def _build(rows: list, kind: str) -> Alignments:
     ops = [(int(r) << 4) | int(op) for row in rows for op, r in row[5]]
     col = [np.array([r[i] for r in rows], np.int64) for i in range(5)]
     return Alignments(col[0], col[1], col[2], col[3], col[4], starts,
-                      np.array(ops, np.uint32), kind)
+                      np.array(ops, np.uint64), kind)

@@ -81,6 +81,17 @@ def test_speculative_engine_equals_sequential(pair, argv, monkeypatch):
                                        o.gappedthresh, two_pass=al.two_pass,
                                        threads=threads, stats=st)
                 assert _alignment_tuple(got) == _alignment_tuple(ref), (strand, threads)
+            # the cores left free by other workers' strands come and go: windows
+            # alternate between in-order and speculative, with and without the filter
+            import itertools
+            import fastz.pipeline.parallel as par
+            monkeypatch.setattr(spec, "NEAR_DIAG", 300)
+            for hsp_anchors in (True, False):
+                monkeypatch.setattr(par, "free_cores", itertools.cycle([1, 2, 2, 1, 3]).__next__)
+                got, _ = gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
+                                       o.gappedthresh, two_pass=al.two_pass, threads=3,
+                                       hsp_anchors=hsp_anchors)
+                assert _alignment_tuple(got) == _alignment_tuple(ref), (strand, hsp_anchors)
     finally:
         os.chdir(cwd)
 

@@ -132,6 +132,7 @@ class Aligner:
                                  allgappedbounds=o.allgappedbounds,
                                  traceback_bytes=o.traceback_bytes,
                                  two_pass=self.two_pass, threads=threads,
+                                 hsp_anchors=o.gfextend,
                                  stats=self.stats, backend=self.backend)
         alns = filter_alignments(alns, self.target, query, o)
         if o.gapped and o.inner > 0:

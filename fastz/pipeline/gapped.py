@@ -135,7 +135,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
                   scores: ScoreSet, ydrop: int, gappedthresh: int, *, trim: bool = True,
                   notrivial: bool = False, allgappedbounds: bool = False,
                   traceback_bytes: int = 83_886_080, two_pass: bool = False,
-                  threads: int = 1, stats: dict | None = None,
+                  threads: int = 1, hsp_anchors: bool = True, stats: dict | None = None,
                   backend: str = "cpu") -> tuple[Alignments, np.ndarray]:
     """Gapped alignments of one query strand, in LASTZ's output order.
 
@@ -157,8 +157,10 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
         from .gpu import extend_anchors_gpu
         order, al, ops, st, trunc = extend_anchors_gpu(*args, engine=backend, stats=stats)
     elif threads > 1 and a1.shape[0] > 1:
+        from .parallel import free_cores
         from .speculate import extend_anchors_parallel
-        order, al, ops, st, trunc = extend_anchors_parallel(*args, threads)
+        order, al, ops, st, trunc = extend_anchors_parallel(*args, threads, cores=free_cores,
+                                                            near=hsp_anchors)
     else:
         order, al, ops, st, trunc = extend_anchors(*args)
     if stats is not None:

@@ -22,6 +22,16 @@ from ..errors import FastzError
 from ..records import Sequence, StrandResult
 
 _ALIGNER = None     # set in the parent before forking; inherited by the workers
+_BUSY = None        # strands being aligned now, counted across the workers (mp.Value)
+_TOTAL = 1          # the number of workers
+
+
+def free_cores() -> int | None:
+    """Threads a strand may use now: the cores no other worker's strand is using
+    (None outside a worker process)."""
+    if _BUSY is None:
+        return None
+    return max(1, _TOTAL - _BUSY.value + 1)
 
 
 def available_cores() -> int:
@@ -36,7 +46,13 @@ def resolve_workers(n: int) -> int:
 
 
 def _align_unit(query: Sequence, strand: str, threads: int):
-    res = _ALIGNER.strand(query, strand, threads)
+    with _BUSY.get_lock():
+        _BUSY.value += 1
+    try:
+        res = _ALIGNER.strand(query, strand, threads)
+    finally:
+        with _BUSY.get_lock():
+            _BUSY.value -= 1
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
     return res.alignments, stats, res.stats
 
@@ -49,28 +65,20 @@ def _merge_stats(into: dict, more: dict) -> None:
 def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
                      workers: int) -> Iterator[StrandResult]:
     """Align ``units`` (query strand buffer, strand) in ``workers`` processes, in order."""
-    global _ALIGNER
+    global _ALIGNER, _BUSY, _TOTAL
     _ALIGNER = aligner
     ctx = mp.get_context("fork")
+    _BUSY, _TOTAL = ctx.Value("i", 0), workers
     pending: deque = deque()
-    ahead: deque = deque()
-    units = iter(units)
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            while True:
-                # look ahead so that the last few strands (or a single query's two
-                # strands) share the cores: each then extends anchors in threads
-                while len(ahead) < workers:
-                    nxt = next(units, None)
-                    if nxt is None:
-                        break
-                    ahead.append(nxt)
-                if not ahead:
-                    break
-                query, strand = ahead.popleft()
-                threads = max(1, workers // (len(ahead) + 1))
+            # every strand may extend anchors in as many threads as there are
+            # workers; it uses those the other strands leave free (free_cores), so
+            # the last strand of a run, or the heavy strand of a query whose other
+            # strand is light, gets every core
+            for query, strand in units:
                 pending.append((query, strand,
-                                pool.submit(_align_unit, query, strand, threads)))
+                                pool.submit(_align_unit, query, strand, workers)))
                 while len(pending) > 2 * workers:
                     yield _collect(aligner, pending.popleft())
             while pending:
@@ -79,7 +87,7 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
         raise FastzError("a worker process died unexpectedly (killed, or out of memory); "
                          "no output was completed") from None
     finally:
-        _ALIGNER = None
+        _ALIGNER, _BUSY = None, None
 
 
 def _collect(aligner, item) -> StrandResult:

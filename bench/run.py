@@ -19,6 +19,7 @@ import argparse
 import datetime
 import os
 import platform
+import re
 import resource
 import shlex
 import shutil
@@ -145,7 +146,8 @@ def log_row(row: dict) -> str:
     if not LOG.exists():
         LOG.write_text("# Benchmarks\n\n")
     lines = [ln for ln in LOG.read_text().splitlines() if ln.strip()]
-    if not lines or not lines[-1].startswith("|"):
+    # a new header unless the file ends with this table (header, rule or a dated row)
+    if not lines or not re.match(r"\| (date |-|\d{4}-)", lines[-1]):
         with open(LOG, "a") as f:
             f.write(f"\nMachine: {machine()}; medians of the runs; times in seconds, RSS in MB "
                     "(largest process).\n\n" + HEADER)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 import sys
 
 import numpy as np
@@ -341,6 +342,41 @@ def test_gpu_path_with_cpu_twins_matches_cpu(shared_pairs, capsys, monkeypatch):
         device.reset_probe()
     assert twin == cpu
     assert drop_version(run_lastz(args)) == drop_version(cpu)
+
+
+def test_out_of_memory_halves_the_batch_and_gives_the_same_output(shared_pairs, capsys,
+                                                                 monkeypatch):
+    """A device that runs out of memory for batches of more than 5 sides: each batch
+    is halved and run again until it fits; the output does not change."""
+    from fastz.kernels.gpu import extension
+    monkeypatch.setenv("FASTZ_GPU_ENGINE", "twin")
+    device.reset_probe()
+
+    class OutOfMemoryError(Exception):          # the name cupy's error has
+        pass
+
+    real = extension.inspect_cpu
+
+    def small_device(*args, **kw):
+        if args[4].shape[0] > 5:                # rev: one entry per side
+            raise OutOfMemoryError("out of memory allocating 1,073,741,824 bytes")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(extension, "inspect_cpu", small_device)
+    try:
+        p = shared_pairs / "lastz_pseudocat_vs_pseudopig"
+        args = [f"{p}/target.fa[1..6000]", f"{p}/query.fa[1..20000]", "--nogfextend",
+                "--strand=plus", "--format=general"]
+        cpu = _run_fastz([*args, "--backend=cpu"], capsys)
+        stats = Path(os.environ.get("TMPDIR", "/tmp")) / f"fastz-oom-{os.getpid()}.txt"
+        twin = _run_fastz([*args, "--backend=gpu", f"--stats={stats}"], capsys)
+        text = stats.read_text()
+        stats.unlink()
+    finally:
+        device.reset_probe()
+    assert twin == cpu and cpu.count(b"\n") >= 2
+    halved = [ln for ln in text.splitlines() if "halved" in ln]
+    assert halved and int(halved[0].split()[-1].replace(",", "")) > 0, text
 
 
 # --- 5. backend selection -------------------------------------------------------------------

@@ -170,6 +170,20 @@ def synchronize() -> None:
     cupy.cuda.Device().synchronize()
 
 
+def out_of_memory(exc: BaseException) -> bool:
+    """Is ``exc`` the device running out of memory (cupy's OutOfMemoryError, or a
+    CUDA driver call failing with CUDA_ERROR_OUT_OF_MEMORY)?"""
+    return "OutOfMemory" in type(exc).__name__ or "OUT_OF_MEMORY" in str(exc)
+
+
+def release_memory() -> None:
+    """Return cupy's cached free blocks to the device (before retrying smaller)."""
+    if simulated():
+        return
+    import cupy
+    cupy.get_default_memory_pool().free_all_blocks()
+
+
 @contextmanager
 def device_errors():
     """Turn CUDA / cupy failures (out of memory, launch errors) into one-line FastzErrors."""
@@ -188,4 +202,5 @@ def device_errors():
 
 
 __all__ = ["simulated", "twin", "probe", "select_backend", "xp", "to_device", "to_host", "blocks",
-           "streams", "synchronize", "device_errors", "reset_probe"]
+           "streams", "synchronize", "device_errors", "reset_probe", "out_of_memory",
+           "release_memory"]

@@ -47,6 +47,7 @@ class _Engine:
         from ..kernels.gpu import extension
         self.kind = kind
         self.device = device
+        self.retries = 0                   # batches halved after an out-of-memory error
         if kind == "twin":
             self.xp = np
             self.inspect = extension.inspect_cpu
@@ -79,6 +80,11 @@ class _Engine:
         if self.kind != "twin":
             self.device.synchronize()
 
+    def release(self):
+        """Give the memory pool's free blocks back before a retry."""
+        if self.kind != "twin":
+            self.device.release_memory()
+
 
 def _mapping() -> str:
     m = os.environ.get("FASTZ_GPU_MAPPING", "thread")
@@ -91,85 +97,30 @@ def run_sides(eng: _Engine, seqs, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_c
     ``sout[s]`` holds the O_* fields; side s's ops (far end first) are
     ``sops[soff[s]:soff[s] + sout[s, O_NOPS]]``; O_NOPS < 0 leaves it to the CPU.
     """
-    xp = eng.xp
     n = rev.shape[0]
     sout = np.zeros((n, N_OUT), np.int64)
     parts = []                           # (side indices, nops, flat ops) pieces
     dseqs = tuple(eng.to_dev(s) for s in seqs)
     dsub = eng.to_dev(sub)
-    for b0 in range(0, n, eng.batch):
-        b1 = min(n, b0 + eng.batch)
-        m = b1 - b0
-        rcap = np.minimum(Mv[b0:b1], ROW_CAP) + 1
-        roff = np.zeros(m, np.int64)
-        np.cumsum(2 * rcap[:-1], out=roff[1:])
-        d = {name: eng.to_dev(np.ascontiguousarray(a[b0:b1])) for name, a in
-             (("rev", rev), ("a1", a1), ("a2", a2), ("M", Mv), ("N", Nv))}
-        drcap = eng.to_dev(rcap)
-        droff = eng.to_dev(roff)
-        rows = xp.zeros(int(2 * rcap.sum()), np.int32)
-        cc = xp.zeros(m * WIDTH, np.int32)
-        dd = xp.zeros(m * WIDTH, np.int32)
-        tbe = xp.zeros(m * EAGER_CELLS, np.uint8)
-        eops = xp.zeros(m * EAGER_OPS, np.uint8)
-        out = xp.zeros((m, N_OUT), np.int64)
-        # --- inspector, the batch split over the streams ---------------------------
-        ns = len(eng.streams)
-        step = max(1, -(-m // ns))
-        for si, s0 in enumerate(range(0, m, step)):
-            s1 = min(m, s0 + step)
-            args = (*dseqs, d["rev"][s0:s1], d["a1"][s0:s1], d["a2"][s0:s1], d["M"][s0:s1],
-                    d["N"][s0:s1], dsub, E, OE, Y, trim, tb_cells,
-                    cc[s0 * WIDTH:s1 * WIDTH], dd[s0 * WIDTH:s1 * WIDTH], WIDTH,
-                    tbe[s0 * EAGER_CELLS:s1 * EAGER_CELLS], eops[s0 * EAGER_OPS:s1 * EAGER_OPS],
-                    rows, droff[s0:s1], drcap[s0:s1], out[s0:s1])
-            eng.launch(eng.inspect, args, eng.streams[si % ns])
-        eng.sync()
-        hout = np.array(eng.to_host(out))
-        sout[b0:b1] = hout
-        eager = np.nonzero(hout[:, O_NOPS] >= 0)[0]
-        if eager.size:
-            parts.append((b0 + eager, hout[eager, O_NOPS], np.array(eng.to_host(eops)),
-                          eager * EAGER_OPS))
-        # --- executor, one launch per size bin (and memory budget) -------------------
-        er = hout[:, O_END_R]
-        ec = hout[:, O_END_C]
-        big = np.maximum(er, ec)
-        todo = (hout[:, O_STATUS] == 0) & (hout[:, O_NOPS] < 0) & (er < rcap)
-        lo = -1
-        for hi in BINS:
-            sel_all = np.nonzero(todo & (big > lo) & (big <= hi))[0]
-            lo = hi
-            size = (er[sel_all] + 1) * (ec[sel_all] + 1)
-            j0 = 0
-            while j0 < sel_all.size:
-                # as many as fit the traceback budget (at least one)
-                csum = np.cumsum(size[j0:])
-                j1 = j0 + max(1, int(np.searchsorted(csum, TB_BUDGET, side="right")))
-                j1 = min(j1, j0 + eng.batch)
-                sel = sel_all[j0:j1]
-                k = sel.size
-                sz = size[j0:j1]
-                toff = np.zeros(k, np.int64)
-                np.cumsum(sz[:-1], out=toff[1:])
-                nops = er[sel] + ec[sel]
-                xoff = np.zeros(k, np.int64)
-                np.cumsum(nops[:-1], out=xoff[1:])
-                tb = xp.zeros(int(sz.sum()), np.uint8)
-                xops = xp.zeros(max(1, int(nops.sum())), np.uint8)
-                xn = xp.zeros(k, np.int64)
-                xcc = xp.zeros(k * WIDTH, np.int32)
-                xdd = xp.zeros(k * WIDTH, np.int32)
-                args = (eng.to_dev(sel.astype(np.int64)), *dseqs, d["rev"], d["a1"], d["a2"],
-                        d["M"], d["N"], dsub, E, OE, Y, trim, xcc, xdd, WIDTH, tb,
-                        eng.to_dev(toff), rows, droff, drcap, out, xops, eng.to_dev(xoff), xn)
-                eng.launch(eng.execute, args, eng.streams[0])
-                eng.sync()
-                hxn = np.array(eng.to_host(xn))
-                hx = np.array(eng.to_host(xops))
-                sout[b0 + sel, O_NOPS] = hxn
-                parts.append((b0 + sel, hxn, hx, xoff))
-                j0 = j1
+    # a batch the device has no memory for is halved and run again (every batch is
+    # independent and its results land by side index, so the output is unchanged)
+    size = eng.batch
+    b0 = 0
+    while b0 < n:
+        b1 = min(n, b0 + size)
+        mark = len(parts)
+        try:
+            _run_batch(eng, dseqs, dsub, rev, a1, a2, Mv, Nv, E, OE, Y, trim, tb_cells,
+                       b0, b1, sout, parts)
+        except Exception as exc:               # noqa: BLE001 - only OOM is retried
+            if b1 - b0 == 1 or not eng.device.out_of_memory(exc):
+                raise
+            del parts[mark:]
+            eng.release()
+            size = max(1, (b1 - b0) // 2)
+            eng.retries += 1
+            continue
+        b0 = b1
     # --- flatten the ops of every finished side --------------------------------------
     nops = np.maximum(sout[:, O_NOPS], 0)
     soff = np.zeros(n, np.int64)
@@ -186,6 +137,85 @@ def run_sides(eng: _Engine, seqs, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_c
         step = np.arange(total, dtype=np.int64) - np.repeat(start, cnt)
         sops[np.repeat(soff[idx], cnt) + step] = src[np.repeat(src_off, cnt) + step]
     return sout, sops, soff
+
+
+
+def _run_batch(eng, dseqs, dsub, rev, a1, a2, Mv, Nv, E, OE, Y, trim, tb_cells, b0, b1,
+               sout, parts):
+    """Inspector and binned executor for sides b0..b1-1: fills ``sout[b0:b1]`` and
+    appends (side indices, op counts, ops, offsets) pieces to ``parts``."""
+    xp = eng.xp
+    m = b1 - b0
+    rcap = np.minimum(Mv[b0:b1], ROW_CAP) + 1
+    roff = np.zeros(m, np.int64)
+    np.cumsum(2 * rcap[:-1], out=roff[1:])
+    d = {name: eng.to_dev(np.ascontiguousarray(a[b0:b1])) for name, a in
+         (("rev", rev), ("a1", a1), ("a2", a2), ("M", Mv), ("N", Nv))}
+    drcap = eng.to_dev(rcap)
+    droff = eng.to_dev(roff)
+    rows = xp.zeros(int(2 * rcap.sum()), np.int32)
+    cc = xp.zeros(m * WIDTH, np.int32)
+    dd = xp.zeros(m * WIDTH, np.int32)
+    tbe = xp.zeros(m * EAGER_CELLS, np.uint8)
+    eops = xp.zeros(m * EAGER_OPS, np.uint8)
+    out = xp.zeros((m, N_OUT), np.int64)
+    # --- inspector, the batch split over the streams ---------------------------
+    ns = len(eng.streams)
+    step = max(1, -(-m // ns))
+    for si, s0 in enumerate(range(0, m, step)):
+        s1 = min(m, s0 + step)
+        args = (*dseqs, d["rev"][s0:s1], d["a1"][s0:s1], d["a2"][s0:s1], d["M"][s0:s1],
+                d["N"][s0:s1], dsub, E, OE, Y, trim, tb_cells,
+                cc[s0 * WIDTH:s1 * WIDTH], dd[s0 * WIDTH:s1 * WIDTH], WIDTH,
+                tbe[s0 * EAGER_CELLS:s1 * EAGER_CELLS], eops[s0 * EAGER_OPS:s1 * EAGER_OPS],
+                rows, droff[s0:s1], drcap[s0:s1], out[s0:s1])
+        eng.launch(eng.inspect, args, eng.streams[si % ns])
+    eng.sync()
+    hout = np.array(eng.to_host(out))
+    sout[b0:b1] = hout
+    eager = np.nonzero(hout[:, O_NOPS] >= 0)[0]
+    if eager.size:
+        parts.append((b0 + eager, hout[eager, O_NOPS], np.array(eng.to_host(eops)),
+                      eager * EAGER_OPS))
+    # --- executor, one launch per size bin (and memory budget) -------------------
+    er = hout[:, O_END_R]
+    ec = hout[:, O_END_C]
+    big = np.maximum(er, ec)
+    todo = (hout[:, O_STATUS] == 0) & (hout[:, O_NOPS] < 0) & (er < rcap)
+    lo = -1
+    for hi in BINS:
+        sel_all = np.nonzero(todo & (big > lo) & (big <= hi))[0]
+        lo = hi
+        size = (er[sel_all] + 1) * (ec[sel_all] + 1)
+        j0 = 0
+        while j0 < sel_all.size:
+            # as many as fit the traceback budget (at least one)
+            csum = np.cumsum(size[j0:])
+            j1 = j0 + max(1, int(np.searchsorted(csum, TB_BUDGET, side="right")))
+            j1 = min(j1, j0 + eng.batch)
+            sel = sel_all[j0:j1]
+            k = sel.size
+            sz = size[j0:j1]
+            toff = np.zeros(k, np.int64)
+            np.cumsum(sz[:-1], out=toff[1:])
+            nops = er[sel] + ec[sel]
+            xoff = np.zeros(k, np.int64)
+            np.cumsum(nops[:-1], out=xoff[1:])
+            tb = xp.zeros(int(sz.sum()), np.uint8)
+            xops = xp.zeros(max(1, int(nops.sum())), np.uint8)
+            xn = xp.zeros(k, np.int64)
+            xcc = xp.zeros(k * WIDTH, np.int32)
+            xdd = xp.zeros(k * WIDTH, np.int32)
+            args = (eng.to_dev(sel.astype(np.int64)), *dseqs, d["rev"], d["a1"], d["a2"],
+                    d["M"], d["N"], dsub, E, OE, Y, trim, xcc, xdd, WIDTH, tb,
+                    eng.to_dev(toff), rows, droff, drcap, out, xops, eng.to_dev(xoff), xn)
+            eng.launch(eng.execute, args, eng.streams[0])
+            eng.sync()
+            hxn = np.array(eng.to_host(xn))
+            hx = np.array(eng.to_host(xops))
+            sout[b0 + sel, O_NOPS] = hxn
+            parts.append((b0 + sel, hxn, hx, xoff))
+            j0 = j1
 
 
 def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend,
@@ -241,6 +271,7 @@ def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_
         stats["gpu_sides_eager"] = stats.get("gpu_sides_eager", 0) + int(
             ((sout[:, O_END_R] < 16) & (sout[:, O_END_C] < 16) & (sout[:, O_STATUS] == 0)).sum())
         stats["gpu_mapping"] = f"{engine}/{mapping}"
+        stats["gpu_batches_halved"] = stats.get("gpu_batches_halved", 0) + eng.retries
     return order, al, ops, st, trunc
 
 

@@ -39,6 +39,23 @@ def _args():
     return inspect, execute
 
 
+def _seed_args():
+    from fastz.pipeline.seeding import parse_seed
+    from fastz.scoring import build_scoreset
+    spec = parse_seed("12of19", 28)
+    i64 = np.zeros(4, np.int64)
+    i8 = np.zeros(4, np.int8)
+    u8 = np.zeros(64, np.uint8)
+    i32 = np.zeros(4, np.int32)         # directory and positions (targets < 2 Gbp)
+    table = build_scoreset().masked
+    care = np.asarray(spec.care_off, np.int64)
+    count = (19, i8, 19, care, care, care, 1, i32, u8, 0, i32, i64)
+    fill = (19, i8, 19, care, care, care, 1, i32, u8, 0, i32, i64, i64, i64, i8)
+    bucket = (i64, i64, i64, i64, i8, i64, 19, i64, u8, u8, 60, 60, table, 910, 3000, 0,
+              9000, 0, 0, i8, np.zeros((4, 4), np.int64))
+    return count, fill, bucket
+
+
 def main() -> int:
     try:
         from numba import cuda, typeof
@@ -53,11 +70,15 @@ def main() -> int:
     # there is none here, so name the one we build for
     dispatcher = sys.modules[cuda.dispatcher.__name__]
     dispatcher.get_current_device = lambda: types.SimpleNamespace(compute_capability=CC)
-    from fastz.kernels.gpu import extension, warp
+    from fastz.kernels.gpu import extension, seedhits, warp
     inspect, execute = _args()
+    count, fill, bucket = _seed_args()
     kernels = [("inspector, one extension per thread", extension._inspect_kernel, inspect),
                ("pruned executor", extension._execute_kernel, execute),
-               ("inspector, one warp per extension", warp._inspect_warp_kernel, inspect)]
+               ("inspector, one warp per extension", warp._inspect_warp_kernel, inspect),
+               ("seed hits: count per query position", seedhits._count_kernel, count),
+               ("seed hits: fill", seedhits._fill_kernel, fill),
+               ("seed hits: x-drop per diagonal bucket", seedhits._bucket_kernel, bucket)]
     for name, kernel, args in kernels:
         try:
             ptx, _ = cuda.compile_ptx(kernel.py_func, tuple(typeof(a) for a in args), cc=CC)

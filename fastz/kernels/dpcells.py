@@ -26,9 +26,9 @@ Mirrors LASTZ 1.04.22 gapped_extend.c ydrop_one_sided_align (no bounding).
 """
 from __future__ import annotations
 
-import types
-
 import numpy as np
+
+from .twins import compile_twins
 
 NEG = -1_932_735_283          # LASTZ's "negative infinity" for DP cells
 FROM_C = 0                    # traceback link: bits 0-1 say where C came from,
@@ -406,24 +406,10 @@ _ORDER = ("sweep_row", "side_tail", "one_side", "trace_dense", "side_setup", "ex
 
 
 def compile_cells(jit):
-    """Compile every cell function with ``jit``; returns a namespace of the results.
-
-    ``jit`` is e.g. ``numba.njit(inline="always")`` or ``cuda.jit(device=True)``.
-    Functions are rebuilt with globals in which their callees are the compiled
-    versions, so the CPU and GPU twins share one source and cannot drift.
-    """
-    scope = dict(globals())
-    out = types.SimpleNamespace()
-    for name in _ORDER:
-        f = globals()[name]
-        g = types.FunctionType(f.__code__, scope, name, f.__defaults__, f.__closure__)
-        g.__doc__ = f.__doc__
-        g.__module__ = f.__module__
-        g.__qualname__ = f.__qualname__
-        compiled = jit(g)
-        scope[name] = compiled
-        setattr(out, name, compiled)
-    return out
+    """Compile every cell function with ``jit`` (e.g. ``numba.njit(inline="always")``
+    or ``cuda.jit(device=True)``); returns a namespace of the results, so the CPU
+    and GPU twins share one source and cannot drift (``fastz.kernels.twins``)."""
+    return compile_twins(globals(), _ORDER, jit)
 
 
 __all__ = ["sweep_row", "one_side", "trace_dense", "side_setup", "extend_side", "inspect_one", "EAGER_CELLS", "EAGER_OPS", "O_STATUS", "O_SCORE", "O_END_R", "O_END_C", "O_CELLS", "O_LAST_ROW", "O_MAX_RY", "O_NOPS",

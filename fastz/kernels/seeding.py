@@ -47,7 +47,9 @@ def window_key(codes, end, care_off, care_bits):
     """
     key = 0
     for k in range(care_off.shape[0]):
-        c = codes[end - 1 - care_off[k]]
+        # int(): a wide integer under numba's CUDA simulator too, where the int8
+        # code would otherwise make the key an int8 and overflow
+        c = int(codes[end - 1 - care_off[k]])
         if care_bits[k] == 2:
             key = (key << 2) | c
         else:

@@ -103,7 +103,7 @@ class Aligner:
                              self.scores.masked, o.xdrop, o.hspthresh, o.entropy,
                              gfextend=o.gfextend, gapped=o.gapped, stats=self.stats,
                              self_strand=strand if o.self_compare else None,
-                             processor=self.hitproc)
+                             processor=self.hitproc, backend=self.backend)
         mirror = o.self_compare and o.mirror is not False      # --self (issue 6)
         if mirror and not o.gapped:
             from .filtering import _strand_length

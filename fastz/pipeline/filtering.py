@@ -147,7 +147,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
               xdrop: int = 910, hspthresh: int = 3000, entropy: bool = True,
               gfextend: bool = True, gapped: bool = True, stats: dict | None = None,
               self_strand: str | None = None,
-              processor: HitProcessor | None = None) -> np.ndarray:
+              processor: HitProcessor | None = None, backend: str = "cpu") -> np.ndarray:
     """HSPs (or seed hits) of one query strand against the indexed target, in LASTZ's
     discovery order.
 
@@ -184,6 +184,10 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         A non-default hit processor (``hit_processor(opts)``); then ``gfextend`` and
         ``gapped`` are not used.  Segments are merged and rescored as it says, unless
         ``processor.defer`` (call ``finish_hsps`` after mirroring).
+    backend : {"cpu", "gpu", "twin"}
+        "gpu" runs LASTZ's default hit processors on the device
+        (``fastz.pipeline.gpu_seeding``; "twin" with the kernels' CPU twins); the
+        other processors stay on the CPU.  The result is the same.
 
     Returns
     -------
@@ -237,11 +241,20 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         n_raw = 0
     else:
         qcodes = kseed.char_codes(q)
-        rows, n_raw = kfilt.search_strand(
-            index.dir_, index.low, index.pos, index.low_bits,
-            spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off, trans,
-            t, q, qcodes, len1, len2,
-            table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode, self_mode)
+        if backend in ("gpu", "twin"):
+            from ..kernels import device
+            from .gpu_seeding import search_strand_device
+            engine = "twin" if backend == "twin" or device.twin() else "gpu"
+            with device.device_errors():
+                rows, n_raw = search_strand_device(
+                    index, t, q, qcodes, len1, len2, table, int(xdrop), int(hspthresh),
+                    ent_lo, ent_hi, mode, self_mode, trans, engine=engine, stats=stats)
+        else:
+            rows, n_raw = kfilt.search_strand(
+                index.dir_, index.low, index.pos, index.low_bits,
+                spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
+                trans, t, q, qcodes, len1, len2,
+                table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode, self_mode)
     hsps = _as_hsps(rows)
     if mode == kfilt.MODE_NOEXTEND and hsps.shape[0]:
         hsps["score"] = kfilt.score_segments(t, q, hsps["pos1"], hsps["pos2"], hsps["length"], table)

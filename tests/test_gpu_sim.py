@@ -472,3 +472,41 @@ def test_real_device_end_to_end(shared_pairs, capsys):
     cpu = _run_fastz([*args, "--backend=cpu"], capsys)
     gpu = _run_fastz([*args, "--backend=gpu"], capsys)
     assert gpu == cpu
+
+
+def _twin_run(args, capsys, tmp_path, name):
+    stats = tmp_path / f"{name}.stats"
+    out = _run_fastz([*args, "--backend=gpu", f"--stats={stats}"], capsys)
+    got = {}
+    for line in stats.read_text().splitlines():
+        parts = line.rsplit(None, 1)
+        if len(parts) == 2 and parts[0].startswith("gpu_"):
+            got[parts[0]] = parts[1].replace(",", "")
+    return out, got
+
+
+def test_rounds_of_speculation_in_default_mode(shared_pairs, capsys, monkeypatch, tmp_path):
+    """HSP anchors are speculated in rounds (the next round starts at the first anchor
+    neither skipped nor speculated, results of earlier rounds kept): same output as the
+    CPU and lastz, several rounds, and far fewer device sides than one round of every
+    anchor; with the round limit reached the CPU finishes, still the same output."""
+    from fastz.pipeline import gpu as pgpu
+    monkeypatch.setenv("FASTZ_GPU_ENGINE", "twin")
+    device.reset_probe()
+    try:
+        p = shared_pairs / "hpylori_26695_vs_J99_Eslice"
+        args = [f"{p}/target.fa", f"{p}/query.fa", "--format=general"]
+        cpu = _run_fastz([*args, "--backend=cpu"], capsys)
+        rounds, st = _twin_run(args, capsys, tmp_path, "rounds")
+        monkeypatch.setenv("FASTZ_GPU_ROUNDS", "0")
+        one, st1 = _twin_run(args, capsys, tmp_path, "one")
+        monkeypatch.delenv("FASTZ_GPU_ROUNDS")
+        monkeypatch.setattr(pgpu, "MAX_ROUNDS", 2)
+        capped, st2 = _twin_run(args, capsys, tmp_path, "capped")
+    finally:
+        device.reset_probe()
+    assert rounds == cpu == one == capped and cpu.count(b"\n") > 30
+    assert drop_version(run_lastz(args)) == drop_version(cpu)
+    assert int(st["gpu_rounds"]) > 10 and int(st1["gpu_rounds"]) == 2     # 2 strands
+    assert 3 * int(st["gpu_sides"]) < int(st1["gpu_sides"])
+    assert int(st["gpu_cpu_not_speculated"]) == 0 < int(st2["gpu_cpu_not_speculated"])

@@ -155,7 +155,8 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
             allgappedbounds, trivial, two_pass)
     if backend in ("gpu", "twin"):
         from .gpu import extend_anchors_gpu
-        order, al, ops, st, trunc = extend_anchors_gpu(*args, engine=backend, stats=stats)
+        order, al, ops, st, trunc = extend_anchors_gpu(*args, engine=backend, stats=stats,
+                                                       rounds=hsp_anchors)
     elif threads > 1 and a1.shape[0] > 1:
         from .parallel import free_cores
         from .speculate import extend_anchors_parallel

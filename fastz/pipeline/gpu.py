@@ -37,6 +37,9 @@ BATCH = 8192                       # sides per inspector launch batch
 STREAMS = 4                        # inspector streams per batch
 TB_BUDGET = 1 << 31                # traceback bytes per executor launch
 SIM_BATCH = 64                     # smaller batches under the CUDA simulator
+ROUND_DIAG = 300                   # rounds: an anchor this close (diagonals, target
+ROUND_POS = 50_000                 # positions) to a chosen one waits for the next round
+MAX_ROUNDS = 64                    # then the CPU extends the rest
 
 
 class _Engine:
@@ -48,6 +51,7 @@ class _Engine:
         self.kind = kind
         self.device = device
         self.retries = 0                   # batches halved after an out-of-memory error
+        self._resident = {}                # id -> (host array, device copy)
         if kind == "twin":
             self.xp = np
             self.inspect = extension.inspect_cpu
@@ -67,6 +71,17 @@ class _Engine:
             self.execute = extension.execute_gpu
             self.streams = device.streams(STREAMS)
             self.batch = SIM_BATCH if device.simulated() else BATCH
+
+    def resident(self, a):
+        """Device copy of host array ``a`` (or a tuple of them), made once per engine:
+        the sequences stay on the device across rounds."""
+        key = id(a)
+        hit = self._resident.get(key)
+        if hit is None or hit[0] is not a:
+            dev = (tuple(self.to_dev(x) for x in a) if isinstance(a, tuple)
+                   else self.to_dev(a))
+            hit = self._resident[key] = (a, dev)
+        return hit[1]
 
     def launch(self, fn, args, stream):
         if self.kind == "twin":
@@ -100,8 +115,8 @@ def run_sides(eng: _Engine, seqs, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_c
     n = rev.shape[0]
     sout = np.zeros((n, N_OUT), np.int64)
     parts = []                           # (side indices, nops, flat ops) pieces
-    dseqs = tuple(eng.to_dev(s) for s in seqs)
-    dsub = eng.to_dev(sub)
+    dseqs = eng.resident(seqs)
+    dsub = eng.resident(sub)
     # a batch the device has no memory for is halved and run again (every batch is
     # independent and its results land by side index, so the output is unchanged)
     size = eng.batch
@@ -218,31 +233,8 @@ def _run_batch(eng, dseqs, dsub, rev, a1, a2, Mv, Nv, E, OE, Y, trim, tb_cells, 
             j0 = j1
 
 
-def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend,
-                       ydrop, trim, tb_cells, thresh, allbounds, trivial, two_pass,
-                       engine: str = "gpu", stats: dict | None = None):
-    """``kernels.gapped.extend_anchors`` with the extensions speculated on the device.
-
-    Same inputs and outputs (identical results); ``engine`` is "gpu" (numba-cuda
-    kernels, or the simulator) or "twin" (their CPU twins).
-    """
-    from ..kernels import device
-    from ..kernels.gpu.resolve import GSTAT_NAMES, NEAR_DIAG, NEAR_POS, resolve, speculate_mask
-
-    n = anc1.shape[0]
-    if device.twin():
-        engine = "twin"
-    mapping = _mapping() if trim else "thread"
-    near_diag, near_pos = NEAR_DIAG, NEAR_POS
-    if os.environ.get("FASTZ_GPU_NEAR"):          # developer knob: "diag,pos" (0,0 = all)
-        near_diag, near_pos = (int(v) for v in os.environ["FASTZ_GPU_NEAR"].split(","))
-    if n and near_diag > 0:
-        mask = speculate_mask(anc1, anc2, near_diag, near_pos)
-    else:
-        mask = np.ones(n, bool)
-    idx = np.nonzero(mask)[0]
-    pair = np.full(n, -1, np.int64)
-    pair[idx] = np.arange(idx.size)
+def _sides(idx, anc1, anc2, lo1, hi1, lo2, hi2):
+    """(rev, a1, a2, M, N) of both sides of the anchors ``idx`` (left side first)."""
     rev = np.tile(np.array([1, 0], np.uint8), idx.size)
     s1 = np.repeat(anc1[idx], 2).astype(np.int64)
     s2 = np.repeat(anc2[idx], 2).astype(np.int64)
@@ -252,27 +244,99 @@ def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_
     h2 = np.repeat(hi2[idx], 2)
     Mv = np.where(rev == 1, s1 + 1 - l1, h1 - (s1 + 1)).astype(np.int64)
     Nv = np.where(rev == 1, s2 + 1 - l2, h2 - (s2 + 1)).astype(np.int64)
+    return rev, s1, s2, Mv, Nv
+
+
+def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend,
+                       ydrop, trim, tb_cells, thresh, allbounds, trivial, two_pass,
+                       engine: str = "gpu", stats: dict | None = None, rounds: bool = False):
+    """``kernels.gapped.extend_anchors`` with the extensions speculated on the device.
+
+    Same inputs and outputs (identical results); ``engine`` is "gpu" (numba-cuda
+    kernels, or the simulator) or "twin" (their CPU twins).
+
+    ``rounds`` (for HSP anchors, where many anchors lie on one alignment):
+    speculate in rounds.  Each round extends on the device the anchors not yet
+    skipped that have no earlier chosen anchor nearby (``speculate_mask``), then
+    resolves in LASTZ's order until the first anchor that is neither skipped nor
+    speculated; the next round starts there with the accepted alignments carried
+    over.  That anchor is always chosen, so every round makes progress; after
+    ``MAX_ROUNDS`` the CPU extends what is left.  Without ``rounds`` every anchor
+    is speculated at once (seed-hit anchors: most extensions are short and
+    independent).
+    """
+    from ..kernels import device
+    from ..kernels.gpu.resolve import (
+        GSTAT_NAMES, NEAR_DIAG, NEAR_POS, pending, resolve_from, resolve_state,
+        speculate_mask,
+    )
+    from ..kernels.gapped import M_NAL, M_NOPS, output_order
+
+    n = anc1.shape[0]
+    if device.twin():
+        engine = "twin"
+    if os.environ.get("FASTZ_GPU_ROUNDS") == "0":   # developer knob: all in one round
+        rounds = False
+    mapping = _mapping() if trim else "thread"
+    near_diag, near_pos = NEAR_DIAG, NEAR_POS
+    if os.environ.get("FASTZ_GPU_NEAR"):          # developer knob: "diag,pos" (0,0 = all)
+        near_diag, near_pos = (int(v) for v in os.environ["FASTZ_GPU_NEAR"].split(","))
     seqs = padded(T, Q)
     E = int(gap_extend)
     OE = int(gap_open) + int(gap_extend)
+    al, sg, ops, meta, st, gst, trunc, ntrunc = resolve_state(n, trivial)
     with device.device_errors():
         eng = _Engine(engine, mapping)
-        sout, sops, soff = run_sides(eng, seqs, rev, s1, s2, Mv, Nv, sub, E, OE, int(ydrop),
-                                     bool(trim), int(tb_cells))
-    order, al, ops, st, trunc, gst = resolve(
-        T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydrop, trim,
-        tb_cells, thresh, allbounds, trivial, two_pass, pair, sout, sops, soff)
+    k0 = 0
+    nrounds = 0
+    sides = cells = eager = 0
+    # device results of every round so far: an unbounded extension does not depend on
+    # what was accepted, so a result a round did not reach stays valid for the next
+    pair = np.full(n, -1, np.int64)
+    sout = np.zeros((0, N_OUT), np.int64)
+    sops = np.zeros(1, np.uint8)
+    soff = np.zeros(0, np.int64)
+    while True:
+        nrounds += 1
+        if rounds:
+            cand = k0 + np.flatnonzero(pending(al, sg, meta, anc1, anc2, k0))
+            cand = cand[pair[cand] < 0]
+            idx = cand[speculate_mask(anc1[cand], anc2[cand], ROUND_DIAG, ROUND_POS)]
+            last = nrounds >= MAX_ROUNDS
+        else:
+            mask = (speculate_mask(anc1, anc2, near_diag, near_pos) if n and near_diag > 0
+                    else np.ones(n, bool))
+            idx = np.nonzero(mask)[0]
+            last = True
+        rev, s1, s2, Mv, Nv = _sides(idx, anc1, anc2, lo1, hi1, lo2, hi2)
+        with device.device_errors():
+            rout, rops, roff = run_sides(eng, seqs, rev, s1, s2, Mv, Nv, sub, E, OE,
+                                         int(ydrop), bool(trim), int(tb_cells))
+        pair[idx] = sout.shape[0] // 2 + np.arange(idx.size)
+        soff = np.concatenate([soff, roff + sops.shape[0]])
+        sops = np.concatenate([sops, rops])
+        sout = np.concatenate([sout, rout])
+        sides += int(rev.size)
+        cells += int(rout[:, O_CELLS].sum())
+        eager += int(((rout[:, O_END_R] < 16) & (rout[:, O_END_C] < 16)
+                      & (rout[:, O_STATUS] == 0)).sum())
+        k0, al, sg, ops, meta, trunc, ntrunc = resolve_from(
+            k0, not last, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
+            gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass, pair, sout, sops,
+            soff, al, sg, ops, meta, st, gst, trunc, ntrunc)
+        if k0 >= n:
+            break
+    order = output_order(al, meta, thresh)
     if stats is not None:
         for name, v in zip(GSTAT_NAMES, gst.tolist()):
             stats[name] = stats.get(name, 0) + v
-        stats["gpu_sides"] = stats.get("gpu_sides", 0) + int(rev.size)
-        stats["gpu_cells_inspector"] = (stats.get("gpu_cells_inspector", 0)
-                                        + int(sout[:, O_CELLS].sum()))
-        stats["gpu_sides_eager"] = stats.get("gpu_sides_eager", 0) + int(
-            ((sout[:, O_END_R] < 16) & (sout[:, O_END_C] < 16) & (sout[:, O_STATUS] == 0)).sum())
+        stats["gpu_sides"] = stats.get("gpu_sides", 0) + sides
+        stats["gpu_cells_inspector"] = stats.get("gpu_cells_inspector", 0) + cells
+        stats["gpu_sides_eager"] = stats.get("gpu_sides_eager", 0) + eager
+        stats["gpu_rounds"] = stats.get("gpu_rounds", 0) + nrounds
         stats["gpu_mapping"] = f"{engine}/{mapping}"
         stats["gpu_batches_halved"] = stats.get("gpu_batches_halved", 0) + eng.retries
-    return order, al, ops, st, trunc
+    return order, al[:meta[M_NAL]], ops[:meta[M_NOPS]], st, trunc[:ntrunc]
 
 
 __all__ = ["extend_anchors_gpu", "run_sides", "WIDTH", "ROW_CAP", "BINS"]

@@ -91,34 +91,59 @@ def device_result_usable(al, sg, meta, res, a1, a2, lseg, rseg, nl, nr):
 
 
 @njit(cache=True)
-def resolve(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydrop, trim,
-            tb_cells, thresh, allbounds, trivial, two_pass, pair, sout, sops, soff):
-    """LASTZ's sequential loop over anchors, taking device results where exact.
+def resolve_state(n, trivial):
+    """Empty resolution state for ``n`` anchors: (al, sg, ops, meta, stats, gstats, trunc,
+    ntrunc), the trivial self-alignment already accepted."""
+    al, sg, ops, meta = new_state(n + trivial.shape[0] + 1)
+    al, sg, ops = add_trivial(al, sg, ops, meta, trivial)
+    return (al, sg, ops, meta, np.zeros(N_STATS, np.int64), np.zeros(N_GSTATS, np.int64),
+            np.zeros((0, 5), np.int64), 0)
+
+
+@njit(cache=True)
+def pending(al, sg, meta, anc1, anc2, k0):
+    """Anchors k >= k0 that the alignments accepted so far do not skip (candidates
+    for the next round of speculation; later acceptances may still skip them)."""
+    out = np.zeros(anc1.shape[0] - k0, np.bool_)
+    for k in range(k0, anc1.shape[0]):
+        skip, _l, _la, _r, _ra = skip_test(al, sg, meta[M_HEAD_S], anc1[k], anc2[k])
+        out[k - k0] = not skip
+    return out
+
+
+@njit(cache=True)
+def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub,
+                 gap_open, gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass,
+                 pair, sout, sops, soff, al, sg, ops, meta, stats, gstats, trunc, ntrunc):
+    """LASTZ's sequential loop over anchors k0, k0 + 1, ..., taking device results where
+    exact.
 
     ``pair[k]`` is p when anchor k's sides were extended on the device (left
     side 2p, right side 2p + 1), else -1.  ``sout[s]`` holds side s's results
     (``dpcells`` O_* fields) and its ops are ``sops[soff[s]:][:sout[s, O_NOPS]]``
-    (O_NOPS < 0: the side did not finish on the device).
+    (O_NOPS < 0: the side did not finish on the device).  With ``stop_missing``
+    the loop stops at the first anchor that has no device result and is not
+    skipped (the caller speculates again from there), else the CPU extends it.
 
-    Returns ``gapped.extend_anchors``'s (order, al, ops, stats, trunc) plus
-    gstats (G_* counters).
+    Returns (k, al, sg, ops, meta, trunc, ntrunc): k is where the loop stopped
+    (len(anc1) when done); stats and gstats (G_* counters) are updated in place.
     """
     n = anc1.shape[0]
-    al, sg, ops, meta = new_state(n + trivial.shape[0] + 1)
-    al, sg, ops = add_trivial(al, sg, ops, meta, trivial)
-    stats = np.zeros(N_STATS, np.int64)
-    gstats = np.zeros(N_GSTATS, np.int64)
-    trunc = np.zeros((0, 5), np.int64)
-    ntrunc = 0
     work = new_work()
     runs = np.zeros((64, 2), np.int64)
     res = np.zeros(N_RESULT, np.int64)
-    seqs = padded(T, Q)
-    for k in range(n):
-        stats[ST_ANCHORS] += 1
+    for k in range(k0, n):
         a1 = anc1[k]
         a2 = anc2[k]
         p = pair[k]
+        if p < 0 and stop_missing:
+            skip, _l, _la, _r, _ra = skip_test(al, sg, meta[M_HEAD_S], a1, a2)
+            if not skip:
+                return k, al, sg, ops, meta, trunc, ntrunc
+            stats[ST_ANCHORS] += 1
+            stats[ST_SKIPPED] += 1
+            continue
+        stats[ST_ANCHORS] += 1
         if p >= 0:
             gstats[G_SPECULATED] += 1
         use = False
@@ -186,9 +211,23 @@ def resolve(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydr
             continue
         al, sg, ops = accept(al, sg, ops, meta, res, cur, False)
         stats[ST_ACCEPTED] += 1
+    return n, al, sg, ops, meta, trunc, ntrunc
+
+
+def resolve(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydrop, trim,
+            tb_cells, thresh, allbounds, trivial, two_pass, pair, sout, sops, soff):
+    """One round: every anchor resolved, those without a device result on the CPU.
+
+    Returns ``gapped.extend_anchors``'s (order, al, ops, stats, trunc) plus gstats.
+    """
+    al, sg, ops, meta, stats, gstats, trunc, ntrunc = resolve_state(anc1.shape[0], trivial)
+    _k, al, sg, ops, meta, trunc, ntrunc = resolve_from(
+        0, False, padded(T, Q), T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
+        gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass, pair, sout, sops,
+        soff, al, sg, ops, meta, stats, gstats, trunc, ntrunc)
     return (output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats,
             trunc[:ntrunc], gstats)
 
 
-__all__ = ["resolve", "speculate_mask", "device_result_usable", "GSTAT_NAMES", "NEAR_DIAG",
+__all__ = ["resolve", "resolve_state", "resolve_from", "pending", "speculate_mask", "device_result_usable", "GSTAT_NAMES", "NEAR_DIAG",
            "NEAR_POS"]

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastz.kernels import cells
-from fastz.kernels.filtering import _entropy, _xdrop_extend
+from fastz.kernels.filtering import _hit
 from fastz.kernels.reference import reference_entropy, reference_find_hsps, reference_xdrop
 from fastz.pipeline.filtering import find_hsps
 from fastz.pipeline.seeding import build_index, parse_seed
@@ -33,13 +33,13 @@ def test_xdrop_hand_case():
     assert (left, right) == (0, 10) and score == 3 * 91 + 3 * 100 + 2 * 100 + 2 * 91
     assert block == 11              # the masked column was examined, then the drop stopped it
     # the same through the compiled twin, and a left stop (diagonal block) at 3
-    assert _xdrop_extend(t, q, 5, 0, 3, len(t), 910, SS.masked)[0] == 3
+    assert _hit.xdrop_extend(t, q, 5, 0, 3, len(t), 910, SS.masked)[0] == 3
 
 
 def test_entropy_of_ac20_is_one_half():
     s = _b("AC" * 20)
     assert cells.entropy(s, s, 0, 0, 40) == pytest.approx(0.5, abs=1e-15)
-    assert _entropy(s, s, 0, 0, 40) == cells.entropy(s, s, 0, 0, 40)
+    assert _hit.entropy(s, s, 0, 0, 40) == cells.entropy(s, s, 0, 0, 40)
     # lower-case matches do not count: fewer than 20 counted -> 1.0
     lo = _b("ac" * 20)
     assert cells.entropy(lo, lo, 0, 0, 40) == 1.0
@@ -53,7 +53,7 @@ def test_entropy_matches_reference(a, rs):
     q = t.copy()
     flip = rng.random(len(q)) < 0.2
     q[flip] = rng.choice(ACGT, int(flip.sum()))
-    got = _entropy(t, q, 0, 0, len(t))
+    got = _hit.entropy(t, q, 0, 0, len(t))
     assert got == reference_entropy(t, q, 0, 0, len(t))
     assert 0.0 <= got <= 1.0 + 1e-12
 
@@ -69,7 +69,7 @@ def test_xdrop_matches_reference(a, rs, xdrop):
     q[flip] = rng.choice(ACGT, int(flip.sum()))
     e = int(rng.integers(1, len(t) + 1))
     block = int(rng.integers(0, e))
-    got = _xdrop_extend(t, q, e, 0, block, len(t), xdrop, SS.masked)
+    got = _hit.xdrop_extend(t, q, e, 0, block, len(t), xdrop, SS.masked)
     assert tuple(got) == reference_xdrop(t, q, e, e, block, xdrop, SS.masked)
 
 

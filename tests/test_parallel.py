@@ -5,7 +5,6 @@ import subprocess
 import sys
 import time
 
-import numpy as np
 import pytest
 
 from conftest import PAIRS, drop_version, run_lastz

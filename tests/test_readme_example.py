@@ -1,7 +1,6 @@
 """The README's example runs on the bundled data and prints what lastz printed."""
 import subprocess
 import sys
-from pathlib import Path
 
 from conftest import REPO, drop_version
 

@@ -149,6 +149,68 @@ def segment_peak(t, q, pos1, pos2, length, table):
     return peak
 
 
+# --- LASTZ's per-hit processing, shared by every hit processor -----------------------
+#
+# The CPU search (``kernels/filtering.py``), the general processors
+# (``kernels/hitproc.py``) and the device's bucket kernel (``kernels/gpu/seedhits.py``)
+# all call these, so the three cannot drift apart.
+
+DIAG_HASH_SIZE = 65536        # LASTZ diagHashSize
+DIAG_HASH_MASK = DIAG_HASH_SIZE - 1
+
+
+def hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off, allowed):
+    """True when a seed hit (target end ``e1``, query end ``e2``) is not a hit at all.
+
+    ``--self`` (``self_mode`` 1: same strand, hits on or above the main diagonal;
+    2: the opposite strand of an unpartitioned sequence, LASTZ
+    ``seed_hit_below_diagonal``), then an overweight seed's demoted positions
+    (``resolve_off``): more than ``allowed`` mismatches there and the key did not
+    really match.
+    """
+    if self_mode == 1 and e1 >= e2:
+        return True
+    if self_mode == 2 and e1 - seed_len >= (len2 - 1) - (e2 - seed_len):
+        return True
+    nres = resolve_off.shape[0]
+    if nres > 0:
+        mism = 0
+        for r in range(nres):
+            if t[e1 - 1 - resolve_off[r]] != q[e2 - 1 - resolve_off[r]]:
+                mism += 1
+        if mism > allowed:
+            return True
+    return False
+
+
+def extend_stops(block, diag, len1, len2):
+    """(left_stop, right_stop): how far a gap-free extension on ``diag`` may reach,
+    given the diagonal hash's ``block`` (the end of the last extension there)."""
+    left_stop = block + diag
+    if left_stop < 0:
+        left_stop = 0
+    right_stop = len2 + diag
+    if right_stop > len1:
+        right_stop = len1
+    return left_stop, right_stop
+
+
+def xdrop_hsp(t, q, e1, diag, block, len1, len2, xdrop, table, ent_lo, ent_hi):
+    """LASTZ ``xdrop_extend_seed_hit``: (left, length, score, extent) of one hit.
+
+    The x-drop extension between the stops, its score entropy-adjusted when in
+    ``[ent_lo, ent_hi]`` (C's ``int *= double``: truncated); ``extent`` is the new
+    diagonal-hash end for the caller to keep.
+    """
+    left_stop, right_stop = extend_stops(block, diag, len1, len2)
+    left, right, rblock, score = xdrop_extend(t, q, e1, diag, left_stop, right_stop,
+                                              xdrop, table)
+    length = right - left
+    if score >= ent_lo and score <= ent_hi:
+        score = int(score * entropy(t, q, left, left - diag, length))
+    return left, length, score, rblock - diag
+
+
 # --- Seed-hit filter and the alternative gap-free extenders ---------------------------
 #
 # ``bits`` below is LASTZ's ``nuc_to_bits`` as an int8[256] table: A/a=0, C/c=1, G/g=2,

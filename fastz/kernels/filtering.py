@@ -14,15 +14,19 @@ import numpy as np
 from numba import njit
 
 from . import cells
-from .seeding import lookup, window_key
+from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
+from .seeding import lookup, query_keys, window_key
+from .twins import compile_twins
 
-_xdrop_extend = njit(cache=True)(cells.xdrop_extend)
-_entropy = njit(cache=True)(cells.entropy)
-_segment_score = njit(cache=True)(cells.segment_score)
-_segment_peak = njit(cache=True)(cells.segment_peak)
-
-DIAG_HASH_SIZE = 65536        # LASTZ diagHashSize
-DIAG_HASH_MASK = DIAG_HASH_SIZE - 1
+# the per-hit bodies, compiled for the CPU (the device compiles the same source)
+_hit = compile_twins(vars(cells), ("xdrop_extend", "entropy", "extend_stops", "xdrop_hsp",
+                                   "hit_excluded", "segment_score", "segment_peak"),
+                     njit(cache=True))
+_hit_excluded = _hit.hit_excluded
+_xdrop_hsp = _hit.xdrop_hsp
+_extend_stops = _hit.extend_stops
+_segment_score = _hit.segment_score
+_segment_peak = _hit.segment_peak
 
 #: Hit processors.
 MODE_XDROP = 0     # process_for_simple_hit + xdrop_extend_seed_hit (default)
@@ -84,7 +88,6 @@ def search_strand(dir_, low, pos, low_bits,
     n = 0
     n_raw = 0
     nf = flips.shape[0]
-    nres = resolve_off.shape[0]
     keys = np.empty(1 + nf + nf * nf, np.int64)
     allow = np.empty(1 + nf + nf * nf, np.int64)
     los = np.empty(1 + nf + nf * nf, np.int64)
@@ -98,25 +101,8 @@ def search_strand(dir_, low, pos, low_bits,
         if run < seed_len:
             continue
         e2 = i + 1
-        key = window_key(qcodes, e2, care_off, care_bits)
-        # the keys to look up at this query position, in LASTZ's order
-        nk = 1
-        keys[0] = key
-        allow[0] = trans
-        if trans == 1:
-            for a in range(nf):
-                keys[nk] = key ^ flips[a]
-                allow[nk] = 0
-                nk += 1
-        elif trans >= 2:
-            for a in range(nf):
-                keys[nk] = key ^ flips[a]
-                allow[nk] = 1
-                nk += 1
-                for b in range(a + 1, nf):
-                    keys[nk] = key ^ flips[a] ^ flips[b]
-                    allow[nk] = 0
-                    nk += 1
+        nk = query_keys(window_key(qcodes, e2, care_off, care_bits), trans, flips, keys,
+                        allow)
         # look every key up first (independent loads overlap), then walk the hits
         for kk in range(nk):
             lo, hi = lookup(dir_, low, low_bits, keys[kk])
@@ -125,17 +111,9 @@ def search_strand(dir_, low, pos, low_bits,
         for kk in range(nk):
             for j in range(los[kk], his[kk]):
                 e1 = np.int64(pos[j])
-                if self_mode == 1 and e1 >= e2:
+                if _hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off,
+                                     allow[kk]):
                     continue
-                if self_mode == 2 and e1 - seed_len >= (len2 - 1) - (e2 - seed_len):
-                    continue
-                if nres > 0:                         # overweight: resolve demoted bits
-                    mism = 0
-                    for r in range(nres):
-                        if t[e1 - 1 - resolve_off[r]] != q[e2 - 1 - resolve_off[r]]:
-                            mism += 1
-                    if mism > allow[kk]:
-                        continue
                 n_raw += 1
                 if mode == MODE_PLAIN:
                     out = _grow(out, n)
@@ -158,20 +136,11 @@ def search_strand(dir_, low, pos, low_bits,
                     out[n, 3] = 0
                     n += 1
                     continue
-                left_stop = diag_end[bucket] + diag
-                if left_stop < 0:
-                    left_stop = 0
-                right_stop = len2 + diag
-                if right_stop > len1:
-                    right_stop = len1
-                left, right, block, score = _xdrop_extend(t, q, e1, diag, left_stop,
-                                                          right_stop, xdrop, table)
-                extent = block - diag
+                left, length, score, extent = _xdrop_hsp(
+                    t, q, e1, diag, diag_end[bucket], len1, len2, xdrop, table, ent_lo,
+                    ent_hi)
                 if extent > diag_end[bucket]:
                     diag_end[bucket] = extent
-                length = right - left
-                if score >= ent_lo and score <= ent_hi:   # C: int *= double (truncates)
-                    score = int(score * _entropy(t, q, left, left - diag, length))
                 if score < hspthresh:
                     continue
                 out = _grow(out, n)

@@ -18,11 +18,10 @@ import numpy as np
 from numba import njit
 
 from . import cells
-from .filtering import DIAG_HASH_MASK, DIAG_HASH_SIZE, _grow
-from .seeding import lookup, window_key
+from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
+from .filtering import _extend_stops, _grow, _hit_excluded, _xdrop_hsp
+from .seeding import lookup, query_keys, window_key
 
-_xdrop_extend = njit(cache=True)(cells.xdrop_extend)
-_entropy = njit(cache=True)(cells.entropy)
 _counts = njit(cache=True)(cells.seed_hit_counts)
 _exact = njit(cache=True)(cells.exact_extend)
 _mismatch = njit(cache=True)(cells.mismatch_extend)
@@ -137,7 +136,6 @@ def search_strand_general(dir_, low, pos, low_bits,
     n = 0
     n_raw = 0
     nf = flips.shape[0]
-    nres = resolve_off.shape[0]
     keys = np.empty(1 + nf + nf * nf, np.int64)
     allow = np.empty(1 + nf + nf * nf, np.int64)
     los = np.empty(1 + nf + nf * nf, np.int64)
@@ -151,24 +149,8 @@ def search_strand_general(dir_, low, pos, low_bits,
         if run < seed_len:
             continue
         e2 = i + 1
-        key = window_key(qcodes, e2, care_off, care_bits)
-        nk = 1
-        keys[0] = key
-        allow[0] = trans
-        if trans == 1:
-            for a in range(nf):
-                keys[nk] = key ^ flips[a]
-                allow[nk] = 0
-                nk += 1
-        elif trans >= 2:
-            for a in range(nf):
-                keys[nk] = key ^ flips[a]
-                allow[nk] = 1
-                nk += 1
-                for b in range(a + 1, nf):
-                    keys[nk] = key ^ flips[a] ^ flips[b]
-                    allow[nk] = 0
-                    nk += 1
+        nk = query_keys(window_key(qcodes, e2, care_off, care_bits), trans, flips, keys,
+                        allow)
         for kk in range(nk):
             lo, hi = lookup(dir_, low, low_bits, keys[kk])
             los[kk] = lo
@@ -176,20 +158,12 @@ def search_strand_general(dir_, low, pos, low_bits,
         for kk in range(nk):
             for j in range(los[kk], his[kk]):
                 e1 = np.int64(pos[j])
-                if self_mode == 1 and e1 >= e2:
-                    continue
-                if self_mode == 2 and e1 - seed_len >= (len2 - 1) - (e2 - seed_len):
-                    continue
                 if self_mode == 3 and _below_partitioned(e1 - seed_len, e2 - seed_len,
                                                          part1_off, part2_off, part2_len):
                     continue
-                if nres > 0:
-                    mism = 0
-                    for r in range(nres):
-                        if t[e1 - 1 - resolve_off[r]] != q[e2 - 1 - resolve_off[r]]:
-                            mism += 1
-                    if mism > allow[kk]:
-                        continue
+                if _hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off,
+                                     allow[kk]):
+                    continue
                 n_raw += 1
                 diag = e1 - e2
                 h = diag & DIAG_HASH_MASK
@@ -279,19 +253,10 @@ def search_strand_general(dir_, low, pos, low_bits,
                     n += 1
                     continue
                 old_end = diag_end[h]
-                left_stop = block + diag
-                if left_stop < 0:
-                    left_stop = 0
-                right_stop = len2 + diag
-                if right_stop > len1:
-                    right_stop = len1
+                left_stop, right_stop = _extend_stops(block, diag, len1, len2)
                 if ext == EXT_XDROP:
-                    left, right, rblock, score = _xdrop_extend(t, q, e1, diag, left_stop,
-                                                               right_stop, xdrop, table)
-                    extent = rblock - diag
-                    length = right - left
-                    if score >= ent_lo and score <= ent_hi:   # C: int *= double (truncates)
-                        score = int(score * _entropy(t, q, left, left - diag, length))
+                    left, length, score, extent = _xdrop_hsp(
+                        t, q, e1, diag, block, len1, len2, xdrop, table, ent_lo, ent_hi)
                     keep = score >= hspthresh
                 elif ext == EXT_EXACT:
                     keep, left, right, extent = _exact(t, q, bits, e1, diag, length, left_stop,

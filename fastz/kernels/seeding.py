@@ -85,6 +85,36 @@ def lookup(dir_, low, low_bits, key):
     return start, lo
 
 
+@njit(cache=True, inline="always")
+def query_keys(key, trans, flips, keys, allow):
+    """The keys one query window looks up, in LASTZ's order; returns their count.
+
+    ``keys[k]`` is the k-th key and ``allow[k]`` the transitions its hits may still
+    hold at an overweight seed's demoted positions: the exact key (``trans``), then
+    with one transition the flipped keys (0); with two, each single flip (1)
+    followed by its pairs with the later flips (0).
+    """
+    nk = 1
+    keys[0] = key
+    allow[0] = trans
+    nf = flips.shape[0]
+    if trans == 1:
+        for a in range(nf):
+            keys[nk] = key ^ flips[a]
+            allow[nk] = 0
+            nk += 1
+    elif trans >= 2:
+        for a in range(nf):
+            keys[nk] = key ^ flips[a]
+            allow[nk] = 1
+            nk += 1
+            for b in range(a + 1, nf):
+                keys[nk] = key ^ flips[a] ^ flips[b]
+                allow[nk] = 0
+                nk += 1
+    return nk
+
+
 # --- Building the index ----------------------------------------------------------------
 
 

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 from numba import cuda, njit, prange
 
-from ..cells import entropy, xdrop_extend                      # noqa: F401 (compiled below)
+from ..cells import (DIAG_HASH_MASK, entropy, extend_stops, hit_excluded,  # noqa: F401
+                     xdrop_extend, xdrop_hsp)                   # (compiled below)
 from ..device import blocks
-from ..filtering import DIAG_HASH_MASK, MODE_NOEXTEND, MODE_PLAIN
+from ..filtering import MODE_NOEXTEND, MODE_PLAIN
 from ..seeding import lookup, window_key                       # noqa: F401 (compiled below)
 from ..twins import compile_twins
 
@@ -100,23 +101,13 @@ def bucket_one(b, bstart, order, he1, he2, hallow, diag_end, seed_len, resolve_o
     ``status`` and, when kept, its ``rows`` entry.  Mirrors the per-hit body of
     ``kernels.filtering.search_strand``.
     """
-    nres = resolve_off.shape[0]
     for j in range(bstart[b], bstart[b + 1]):
         h = order[j]
         e1 = he1[h]
         e2 = he2[h]
         status[h] = H_DROPPED
-        if self_mode == 1 and e1 >= e2:
+        if hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off, hallow[h]):
             continue
-        if self_mode == 2 and e1 - seed_len >= (len2 - 1) - (e2 - seed_len):
-            continue
-        if nres > 0:                             # overweight: resolve demoted bits
-            mism = 0
-            for r in range(nres):
-                if t[e1 - 1 - resolve_off[r]] != q[e2 - 1 - resolve_off[r]]:
-                    mism += 1
-            if mism > hallow[h]:
-                continue
         status[h] = H_RAW
         diag = e1 - e2
         bucket = diag & DIAG_HASH_MASK
@@ -133,20 +124,10 @@ def bucket_one(b, bstart, order, he1, he2, hallow, diag_end, seed_len, resolve_o
             continue
         if diag_end[bucket] > e2 - seed_len:
             continue
-        left_stop = diag_end[bucket] + diag
-        if left_stop < 0:
-            left_stop = 0
-        right_stop = len2 + diag
-        if right_stop > len1:
-            right_stop = len1
-        left, right, block, score = xdrop_extend(t, q, e1, diag, left_stop, right_stop,
-                                                 xdrop, table)
-        extent = block - diag
+        left, length, score, extent = xdrop_hsp(t, q, e1, diag, diag_end[bucket], len1, len2,
+                                                xdrop, table, ent_lo, ent_hi)
         if extent > diag_end[bucket]:
             diag_end[bucket] = extent
-        length = right - left
-        if score >= ent_lo and score <= ent_hi:   # C: int *= double (truncates)
-            score = int(score * entropy(t, q, left, left - diag, length))
         if score < hspthresh:
             continue
         rows[h, 0] = left
@@ -156,8 +137,8 @@ def bucket_one(b, bstart, order, he1, he2, hallow, diag_end, seed_len, resolve_o
         status[h] = H_KEPT
 
 
-_ORDER = ("lookup", "window_key", "xdrop_extend", "entropy", "key_hits", "position_hits",
-          "count_one", "fill_one", "bucket_one")
+_ORDER = ("lookup", "window_key", "xdrop_extend", "entropy", "extend_stops", "xdrop_hsp",
+          "hit_excluded", "key_hits", "position_hits", "count_one", "fill_one", "bucket_one")
 _cpu = compile_twins(globals(), _ORDER, njit(cache=True, nogil=True))
 _gpu = compile_twins(globals(), _ORDER, cuda.jit(device=True))
 _count_one_cpu, _fill_one_cpu, _bucket_one_cpu = _cpu.count_one, _cpu.fill_one, _cpu.bucket_one

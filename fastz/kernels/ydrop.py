@@ -29,7 +29,8 @@ import numpy as np
 from numba import njit
 
 from .bounds import NONE, active_update, lr_update
-from .dpcells import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG, sweep_row
+from .dpcells import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG
+from .rowvec import N_LANES, sweep_row_vec
 
 MODE_FULL = 0
 MODE_INSPECT = 1
@@ -75,9 +76,8 @@ def _grow2(a, need):
     return b
 
 
-# the row loop is written once, in fastz.kernels.dpcells, and compiled here for
-# the CPU (and with cuda.jit for the GPU twins)
-_sweep = njit(cache=True)(sweep_row)
+# the row loop is written once, in fastz.kernels.dpcells (compiled with cuda.jit for
+# the GPU twins); on the CPU it runs in SIMD-friendly passes (kernels.rowvec)
 
 
 @njit(cache=True)
@@ -166,6 +166,8 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
             L = -R + 1
             R = tmp
     lseg, laln, rseg, raln = lseg0, laln0, rseg0, raln0
+    ws = np.empty((N_LANES, 1024), np.int32)       # scratch of the row passes
+    wl = np.empty(1024, np.uint8)
     alist = alist0
     nact = 0
 
@@ -231,19 +233,25 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
             truncated = True
             break
         if inspect:
-            rows = _grow2(rows, row + 2)
+            if row + 2 > rows.shape[0]:
+                rows = _grow2(rows, row + 2)
             rows[row, ROW_BEST] = best
         store = not inspect or row < EAGER
         if store:
-            tbrow = _grow1(tbrow, row + 1)
+            if row + 1 > tbrow.shape[0]:
+                tbrow = _grow1(tbrow, row + 1)
             tbrow[row] = stored - LY
-            tb = _grow1(tb, stored + (RY - LY) + tail + 2)
+            if stored + (RY - LY) + tail + 2 > tb.shape[0]:
+                tb = _grow1(tb, stored + (RY - LY) + tail + 2)
         tbase = stored - LY
         hi = RY if RY < clip else clip
         swept_from = LY
-        col, LY, np_col, i, best, end_col, at_b, boundary = _sweep(
+        if hi - LY > wl.shape[0]:
+            ws = np.empty((N_LANES, 2 * (hi - LY)), np.int32)
+            wl = np.empty(2 * (hi - LY), np.uint8)
+        col, LY, np_col, i, best, end_col, at_b, boundary = sweep_row_vec(
             cc, dd, 0, Bv, 0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE, row,
-            M, N, trim, boundary, tb, tbase, hi if store else 0, mk, nact > 0, stamp)
+            M, N, trim, boundary, tb, tbase, hi if store else 0, mk, nact > 0, stamp, ws, wl)
         if end_col >= 0:
             end1 = row
             end2 = end_col
@@ -275,7 +283,8 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
                 dd[w] = i - OE
                 i -= E
                 if store:
-                    tb = _grow1(tb, tbase + RY + 1)
+                    if tbase + RY + 1 > tb.shape[0]:
+                        tb = _grow1(tb, tbase + RY + 1)
                     tb[tbase + RY] = FROM_I
                     stored += 1
                 used += 1

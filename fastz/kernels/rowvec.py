@@ -1,0 +1,175 @@
+"""The y-drop row sweep split into passes that the CPU can run in SIMD lanes.
+
+``kernels.dpcells.sweep_row`` computes a row cell by cell with branches: every
+cell waits for the horizontal-gap value I of the cell before it.  Only two values
+really travel along a row, I and the running best score; everything else about a
+cell is a function of its inputs once those two are known.  So the row is swept
+in four passes over plain arrays:
+
+1. *diagonal*: C of the row above plus the substitution score, per column
+   (a table look-up; independent cells);
+2. *carry*: one short scalar loop that keeps exactly the I and best values of
+   ``sweep_row`` (same resets, same tie rules) and records, per cell, the I that
+   enters it and the y-drop floor it is judged by;
+3. *cells*: C, D for the next row and the traceback link of every cell, from its
+   inputs, its entering I and its floor: branch-free int32 arithmetic that LLVM
+   turns into AVX-512 / AVX2 lanes;
+4. *store*: leading pruned cells are dropped (LASTZ's LY moves right) and the
+   row is copied into the in-place work row and the traceback band.
+
+Every value written is the one ``sweep_row`` writes, so the two are
+interchangeable (``tests/test_rowvec.py`` compares them cell for cell on random
+rows and whole extensions).  Rows with cells masked by earlier alignments or with
+LASTZ's ``--noytrim`` boundary rule, and very short rows, go to ``sweep_row``.
+Values are clamped at NEG where they are stored as int32: any value that low lies
+below every floor, so no decision changes.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .dpcells import D_EXT, FROM_D, FROM_I, I_EXT, NEG, sweep_row
+
+MIN_CELLS = 24              # shorter rows: the scalar sweep costs less than four passes
+N_LANES = 6                 # int32 scratch rows: diagonal, I in, floor, C out, D out, opener
+MAX_Y = 1 << 28             # larger y-drops put floors below NEG: the scalar sweep
+
+_scalar = njit(cache=True, inline="always")(sweep_row)
+
+_NEG32 = np.int32(NEG)
+_LOW32 = np.int32(-(1 << 31))      # "no I": below any I that can matter
+_Z8 = np.uint8(0)
+
+
+@njit(cache=True, inline="always")
+def _diagonals(cc, dd, rb, B, bb, sub, a, ws, un, E, OE):
+    """Per cell: the diagonal proposal (``ws[0]``) and the I it would open (``ws[1]``).
+
+    Row above at ``cc/dd[rb + k]``, query characters at ``B[bb + k]``.  ``ws[0, k]``
+    = C(row above, column k - 1) + sub(a, column k), NEG for k = 0 (clamped at NEG);
+    ``ws[1, k]`` = that proposal - OE + (k + 1) * E when D does not beat it (a
+    D-derived cell opens no gap), else the lowest int32: I in the shifted form
+    J = I + k * E, whose recurrence along the row is a plain running maximum.
+    """
+    one = np.uint64(1)
+    for u in range(one, un):                  # the table look-up: scalar
+        ws[0, u] = sub[a, B[bb + u - one]]
+    ws[0, 0] = _NEG32
+    for u in range(one, un):                  # independent cells: SIMD lanes
+        v = np.int64(cc[rb + u - one]) + ws[0, u]
+        ws[0, u] = v if v > NEG else NEG
+    for u in range(un):
+        dg = ws[0, u]
+        ws[1, u] = dg - OE + (np.int64(u) + 1) * E if dg >= dd[rb + u] else _LOW32
+
+
+@njit(cache=True, inline="always")
+def _carry(ws, un, best):
+    """The sequential part: two running maxima, the best score and I (as J).
+
+    Stores, per cell, the J (``ws[2]``) and the best score (``ws[3]``) it is
+    entered with; returns both after the row.  With OE > 0 a gap-derived value is
+    at most best - OE, so only a diagonal proposal can raise the best: a plain
+    maximum over ``ws[0]``.
+    """
+    J = np.int64(_LOW32)
+    bst = np.int64(best)
+    for u in range(un):
+        ws[2, u] = J
+        ws[3, u] = bst
+        o = np.int64(ws[1, u])
+        J = o if o > J else J
+        dg = np.int64(ws[0, u])
+        bst = dg if dg > bst else bst
+    return J, bst
+
+
+@njit(cache=True, inline="always")
+def _cells(ws, dd, rb, lw, lb, un, Y, E, OE):
+    """C (``ws[4]``), next-row D (``ws[5]``) and link (``lw[lb + k]``) of every
+    cell (pruned: NEG, NEG, 0), without branches.
+
+    Returns the last cell whose diagonal reached the best it was entered with
+    (``sweep_row``'s ``c >= best``: ties move the end forward), or -1.
+    """
+    E32 = np.int32(E)
+    OE32 = np.int32(OE)
+    Y32 = np.int32(Y)
+    end = np.int64(-1)
+    for u in range(un):
+        dg = ws[0, u]
+        d = dd[rb + u]
+        i = np.int64(ws[2, u]) - np.int64(u) * E
+        i = np.int32(i if i > NEG else NEG)
+        bst = ws[3, u]
+        s = max(max(dg, d), i)
+        alive = s >= bst - Y32
+        end = max(end, np.int64(u) if dg >= bst else np.int64(-1))
+        gd = (d > dg) | (i > dg)
+        c_open = s - OE32
+        de = d - E32
+        ie = i - E32
+        dn = de if gd else max(c_open, de)
+        lk_c = (np.uint8(D_EXT) if c_open <= de else _Z8) | \
+            (np.uint8(I_EXT) if c_open <= ie else _Z8)
+        lk_g = (np.uint8(FROM_D) if d >= i else np.uint8(FROM_I)) | np.uint8(I_EXT | D_EXT)
+        lk = lk_g if gd else lk_c
+        ws[4, u] = s if alive else _NEG32
+        ws[5, u] = dn if alive else _NEG32
+        lw[lb + u] = lk if alive else _Z8
+    return end
+
+
+@njit(cache=True, inline="always")
+def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M,
+                  N, trim, boundary, tb, t0, tw, mk, masked, stamp, ws, wl):
+    """``dpcells.sweep_row`` with the same arguments and results, in passes.
+
+    ``ws`` (int32[N_LANES, >= hi - col]) and ``wl`` (uint8[>= hi - col]) are scratch.
+    No array views are taken: each would cost two atomic reference-count updates
+    per row, which in a row of a few hundred cells is not negligible (measured).
+    """
+    n = hi - col
+    if masked or not trim or n < MIN_CELLS or Y > MAX_Y or OE <= 0:
+        return _scalar(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE,
+                       row, M, N, trim, boundary, tb, t0, tw, mk, masked, stamp)
+    lo = col
+    un = np.uint64(n)
+    rb = np.uint64(w0 + lo - prev_ly)          # the row above, from this row's first column
+    _diagonals(cc, dd, rb, B, np.uint64(b0 + lo), sub, a, ws, un, E, OE)
+    J, best = _carry(ws, un, best)
+    ntb = tw - lo
+    if ntb >= n:                               # links straight into the band
+        end = _cells(ws, dd, rb, tb, np.uint64(t0 + lo), un, Y, E, OE)
+    else:
+        end = _cells(ws, dd, rb, wl, np.uint64(0), un, Y, E, OE)
+        for u in range(np.uint64(ntb if ntb > 0 else 0)):
+            tb[np.uint64(t0 + lo) + u] = wl[u]
+    # the row's first and last live cells
+    first = np.int64(n)
+    for u in range(un):
+        if ws[4, u] != _NEG32:
+            first = np.int64(u)
+            break
+    last = np.int64(-1)
+    k = n - 1
+    while k >= first:
+        if ws[4, k] != _NEG32:
+            last = k
+            break
+        k -= 1
+    # leading pruned cells are not stored: the row starts at its first live cell
+    uf = np.uint64(first)
+    uw = np.uint64(w0)
+    for u in range(uf, un):
+        cc[uw + u - uf] = ws[4, u]
+        dd[uw + u - uf] = ws[5, u]
+    # I after the row: only compared with the floor (row prolongation), and where
+    # it differs from sweep_row's it lies below the floor there too
+    i = J - np.int64(n) * E
+    if last != n - 1 or i < best - Y:
+        i = NEG
+    np_col = lo + last if last >= 0 else col
+    end_col = lo + end if end >= 0 else -1
+    return lo + n, LY + first, np_col, i, best, end_col, False, boundary

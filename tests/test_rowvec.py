@@ -1,0 +1,195 @@
+"""The SIMD-pass row sweep (kernels.rowvec) against the scalar one (kernels.dpcells).
+
+Row by row on random inputs, then whole extensions.  Everything ``sweep_row`` returns
+or writes must be equal, with one documented exception: the I_EXT bit of a cell whose
+outgoing I lies below the y-drop floor (the passes carry I without resetting it at
+pruned cells).  A traceback never reads such a bit, which the extension-level tests
+check by comparing whole tracebacks.
+"""
+import numpy as np
+import pytest
+
+from fastz.kernels import rowvec
+from fastz.kernels.dpcells import I_EXT, NEG, sweep_row
+from fastz.kernels.gapped import new_state, new_work
+from fastz.kernels.bounds import NONE
+from fastz.kernels.ydrop import MODE_FULL, MODE_INSPECT, one_sided, padded, traceback
+from fastz.scoring import build_scoreset
+
+SUB = build_scoreset().sub
+_scalar = rowvec._scalar
+
+
+def outgoing_i(dg_in, d_in, best, Y, E, OE):
+    """Per cell: (I leaving it, its floor), as sweep_row carries them (plain Python)."""
+    i = NEG
+    out = []
+    for dg, d in zip(dg_in, d_in):
+        floor = best - Y
+        gap = d > dg or i > dg
+        c = (d if d >= i else i) if gap else dg
+        if c < floor:
+            i = NEG
+        elif gap:
+            i -= E
+        else:
+            if c >= best:
+                best = c
+            i = max(i - E, c - OE)
+        out.append((i, floor))
+    return out
+
+
+def random_row(rng):
+    """Arguments of one sweep_row call with a row above of mixed live / pruned cells."""
+    n = int(rng.choice([int(rng.integers(1, rowvec.MIN_CELLS)), int(rng.integers(1, 400))]))
+    best = int(rng.integers(0, 6000))
+    Y = int(rng.choice([300, 1000, 9400, int(rng.integers(50, 20000))]))
+    E = int(rng.integers(1, 60))
+    OE = E + int(rng.integers(0, 600))
+    w0 = int(rng.integers(0, 4))
+    shift = int(rng.integers(0, 4))               # lo - prev_ly
+    lo = int(rng.integers(0, 50))
+    prev_ly = lo - shift
+    width = w0 + shift + n + 8
+    kind = rng.random(width)
+    live = rng.integers(best - Y - 800, best + 300, width)
+    cc = np.where(kind < 0.15, NEG, live).astype(np.int32)
+    dd = np.where(kind < 0.15, NEG, live - rng.integers(OE, OE + 3000, width))
+    dd = np.where(kind > 0.95, NEG - E * rng.integers(1, 5, width), dd).astype(np.int32)
+    if rng.random() < 0.2:                        # a dead stretch inside the row
+        a = int(rng.integers(0, width))
+        cc[a:a + int(rng.integers(1, 40))] = NEG
+    B = rng.choice(np.frombuffer(b"ACGTNacgt", np.uint8), lo + n + 8)
+    B[rng.random(B.size) < 0.01] = 0              # NUL: LASTZ's "very bad" score
+    a = np.uint8(rng.choice(np.frombuffer(b"ACGTNa", np.uint8)))
+    t0 = int(rng.integers(0, 5))
+    tw = int(rng.choice([0, lo + n, lo + int(rng.integers(0, n + 1)), lo + n + 5]))
+    return dict(cc=cc, dd=dd, w0=w0, B=B, b0=0, a=a, col=lo, hi=lo + n, prev_ly=prev_ly,
+                LY=lo, best=best, Y=Y, E=E, OE=OE, t0=t0, tw=tw, n=n)
+
+
+def run_row(fn, r, extra=()):
+    cc = r["cc"].copy()
+    dd = r["dd"].copy()
+    tb = np.full(r["t0"] + r["hi"] + 16, 0xEE, np.uint8)
+    mk = np.zeros(cc.size, np.int64)
+    res = fn(cc, dd, r["w0"], r["B"], r["b0"], SUB, r["a"], r["col"], r["hi"], r["prev_ly"],
+             r["LY"], r["best"], r["Y"], r["E"], r["OE"], 5, 10**6, 10**6, True, NEG, tb,
+             r["t0"], r["tw"], mk, False, 0, *extra)
+    return tuple(int(x) for x in res), cc, dd, tb
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rows_match_the_scalar_sweep(seed):
+    rng = np.random.default_rng(seed)
+    vec_rows = 0
+    for _ in range(250):
+        r = random_row(rng)
+        ws = np.empty((rowvec.N_LANES, r["n"] + 3), np.int32)
+        wl = np.empty(r["n"] + 3, np.uint8)
+        want, cc0, dd0, tb0 = run_row(_scalar, r)
+        got, cc1, dd1, tb1 = run_row(rowvec.sweep_row_vec, r, (ws, wl))
+        vec_rows += r["n"] >= rowvec.MIN_CELLS
+        # (col, LY, np_col, i, best, end_col, at_boundary, boundary); I after the row
+        # may differ only below the final floor, where the caller ignores it
+        assert got[:3] == want[:3] and got[4:] == want[4:]
+        floor = want[4] - r["Y"]
+        assert got[3] == want[3] or (want[3] < floor and got[3] == NEG)
+        stored = want[0] - want[1]                  # cells written from w0
+        w0 = r["w0"]
+        assert np.array_equal(cc1[w0:w0 + stored], cc0[w0:w0 + stored])
+        assert np.array_equal(dd1[w0:w0 + stored], dd0[w0:w0 + stored])
+        # everything else of the work rows is the row above, untouched by both
+        assert np.array_equal(cc1[w0 + stored:], cc0[w0 + stored:])
+        diff = np.nonzero(tb1 != tb0)[0]
+        if diff.size:
+            lo = r["col"]
+            rb = w0 + lo - r["prev_ly"]
+            dg = [NEG] + [max(int(r["cc"][rb + k - 1]) + int(SUB[r["a"], r["B"][lo + k - 1]]),
+                              NEG) for k in range(1, r["n"])]
+            d_in = [int(r["dd"][rb + k]) for k in range(r["n"])]
+            carried = outgoing_i(dg, d_in, r["best"], r["Y"], r["E"], r["OE"])
+            for p in diff:
+                k = p - r["t0"] - lo
+                assert tb1[p] ^ tb0[p] == I_EXT, (seed, p)
+                i_out, fl = carried[k]
+                assert i_out < fl, (seed, k)
+    assert vec_rows > 100                           # the passes really ran
+
+
+def test_short_masked_and_noytrim_rows_take_the_scalar_sweep():
+    rng = np.random.default_rng(99)
+    r = random_row(rng)
+    while r["n"] < rowvec.MIN_CELLS:
+        r = random_row(rng)
+    ws = np.empty((rowvec.N_LANES, r["n"]), np.int32)
+    wl = np.empty(r["n"], np.uint8)
+    mask = np.where(rng.random(r["cc"].size) < 0.3, 7, 0).astype(np.int64)
+    for masked, trim in ((True, True), (False, False)):
+        outs = []
+        for fn, extra in ((_scalar, ()), (rowvec.sweep_row_vec, (ws, wl))):
+            cc = r["cc"].copy()
+            dd = r["dd"].copy()
+            tb = np.zeros(r["t0"] + r["hi"] + 16, np.uint8)
+            mk = mask.copy()
+            res = fn(cc, dd, r["w0"], r["B"], 0, SUB, r["a"], r["col"], r["hi"], r["prev_ly"],
+                     r["LY"], r["best"], r["Y"], r["E"], r["OE"], 5, 10**6, r["hi"] - 3, trim,
+                     NEG, tb, r["t0"], r["tw"], mk, masked, 7, *extra)
+            outs.append((res, cc.tobytes(), dd.tobytes(), tb.tobytes()))
+        assert outs[0] == outs[1]
+
+
+def test_the_scalar_sweep_is_the_plain_python_one():
+    """The reference above is dpcells.sweep_row itself, compiled: check it on a row."""
+    r = random_row(np.random.default_rng(5))
+    want = run_row(_scalar, r)
+    got = run_row(sweep_row, r)
+    assert want[0] == got[0] and all(np.array_equal(a, b) for a, b in zip(want[1:], got[1:]))
+
+
+def _extend(t, q, mode, Y=9400, O=400, E=30):
+    al, sg, _ops, _meta = new_state(1)
+    buf = list(new_work()[:7])
+    r = one_sided(padded(t, q), False, 0, 0, len(t) - 1, len(q) - 1, SUB, O, E, Y, True,
+                  1 << 40, al, sg, NONE, NONE, NONE, NONE, NONE, *buf[:4], 0, mode, *buf[4:],
+                  0, 0)
+    out = tuple(int(x) for x in r[:7])
+    if mode == MODE_FULL:
+        n, ops = traceback(r[1], r[2], r[12], r[13], np.zeros(16, np.int8))
+        out += (ops[:n].tobytes(),)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_extensions_match_the_scalar_twin(seed):
+    """Whole extensions (scores, ends, cells, tracebacks) against dpcells.one_side, the
+    scalar CPU twin of the GPU kernels, which never uses the passes."""
+    from test_ydrop import make_pair
+    from fastz.kernels import dpcells
+    from numba import njit
+    twin = dpcells.compile_cells(njit(cache=True))
+    rng = np.random.default_rng(seed)
+    t, q = make_pair(seed, int(rng.integers(500, 4000)), rate_sub=float(rng.uniform(0.05, 0.3)),
+                     rate_indel=float(rng.uniform(0.0, 0.06)))
+    t = np.frombuffer(t, np.uint8)
+    q = np.frombuffer(q, np.uint8)
+    Y, O, E = [(9400, 400, 30), (3000, 200, 10), (600, 100, 50)][seed % 3]
+    got = _extend(t, q, MODE_FULL, Y, O, E)
+    assert _extend(t, q, MODE_INSPECT, Y, O, E)[:3] == got[:3]
+    M, N = len(t) - 1, len(q) - 1
+    width = N + Y // E + 64
+    cc = np.zeros(width, np.int32)
+    dd = np.zeros(width, np.int32)
+    tw = got[2] + 1
+    tbw = np.zeros((got[1] + 1) * tw, np.uint8)
+    rows = np.zeros(2 * (M + 2), np.int32)
+    Tf, Tr, Qf, Qr = padded(t, q)
+    st, score, er, ec, cells, last_row, max_ry = twin.extend_side(
+        Tf, Tr, Qf, Qr, False, 0, 0, M, N, SUB, E, O + E, Y, True, 1 << 40, cc, dd, 0, width,
+        tbw, 0, tw, got[1] + 1, rows, 0, M + 2, False, 0, 0)
+    assert st == 0
+    assert (score, er, ec, cells, last_row, max_ry) == got[:3] + got[4:7]
+    ops = np.zeros(er + ec + 1, np.int8)
+    nops = twin.trace_dense(tbw, 0, tw, er, ec, ops, 0)
+    assert ops[:nops].tobytes() == got[7]

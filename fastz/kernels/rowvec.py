@@ -121,7 +121,7 @@ def _cells(ws, dd, rb, lw, lb, un, Y, E, OE):
     return end
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M,
                   N, trim, boundary, tb, t0, tw, mk, masked, stamp, ws, wl):
     """``dpcells.sweep_row`` with the same arguments and results, in passes.

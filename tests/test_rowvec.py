@@ -6,6 +6,8 @@ outgoing I lies below the y-drop floor (the passes carry I without resetting it 
 pruned cells).  A traceback never reads such a bit, which the extension-level tests
 check by comparing whole tracebacks.
 """
+import functools
+
 import numpy as np
 import pytest
 
@@ -148,6 +150,14 @@ def test_the_scalar_sweep_is_the_plain_python_one():
     assert want[0] == got[0] and all(np.array_equal(a, b) for a, b in zip(want[1:], got[1:]))
 
 
+@functools.lru_cache(maxsize=None)
+def _twin():
+    """The scalar CPU twin of the GPU kernels (compiled once per test session)."""
+    from numba import njit
+    from fastz.kernels import dpcells
+    return dpcells.compile_cells(njit(cache=True))
+
+
 def _extend(t, q, mode, Y=9400, O=400, E=30):
     al, sg, _ops, _meta = new_state(1)
     buf = list(new_work()[:7])
@@ -166,9 +176,7 @@ def test_extensions_match_the_scalar_twin(seed):
     """Whole extensions (scores, ends, cells, tracebacks) against dpcells.one_side, the
     scalar CPU twin of the GPU kernels, which never uses the passes."""
     from test_ydrop import make_pair
-    from fastz.kernels import dpcells
-    from numba import njit
-    twin = dpcells.compile_cells(njit(cache=True))
+    twin = _twin()
     rng = np.random.default_rng(seed)
     t, q = make_pair(seed, int(rng.integers(500, 4000)), rate_sub=float(rng.uniform(0.05, 0.3)),
                      rate_indel=float(rng.uniform(0.0, 0.06)))

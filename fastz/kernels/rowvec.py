@@ -2,27 +2,27 @@
 
 ``kernels.dpcells.sweep_row`` computes a row cell by cell with branches: every
 cell waits for the horizontal-gap value I of the cell before it.  Only two values
-really travel along a row, I and the running best score; everything else about a
-cell is a function of its inputs once those two are known.  So the row is swept
-in four passes over plain arrays:
+really travel along a row, I and the running best score, and both can be carried
+as running maxima (docs/design.md); everything else about a cell is a function of
+its inputs once those two are known.  So the row is swept in four passes:
 
-1. *diagonal*: C of the row above plus the substitution score, per column
-   (a table look-up; independent cells);
-2. *carry*: one short scalar loop that keeps exactly the I and best values of
-   ``sweep_row`` (same resets, same tie rules) and records, per cell, the I that
-   enters it and the y-drop floor it is judged by;
+1. *diagonals*: C of the row above plus the substitution score per column, and
+   the I each would open (independent cells);
+2. *carry*: one short scalar loop of two running maxima, recording per cell the
+   I (as J = I + k*E) and the best score it is entered with;
 3. *cells*: C, D for the next row and the traceback link of every cell, from its
    inputs, its entering I and its floor: branch-free int32 arithmetic that LLVM
    turns into AVX-512 / AVX2 lanes;
 4. *store*: leading pruned cells are dropped (LASTZ's LY moves right) and the
-   row is copied into the in-place work row and the traceback band.
+   row is copied into the in-place work row.
 
-Every value written is the one ``sweep_row`` writes, so the two are
-interchangeable (``tests/test_rowvec.py`` compares them cell for cell on random
-rows and whole extensions).  Rows with cells masked by earlier alignments or with
-LASTZ's ``--noytrim`` boundary rule, and very short rows, go to ``sweep_row``.
-Values are clamped at NEG where they are stored as int32: any value that low lies
-below every floor, so no decision changes.
+The results and the values written are ``sweep_row``'s, except the I_EXT link bit
+of a cell whose outgoing I lies below the floor (the carry does not reset I at
+pruned cells), a bit no traceback reads (``tests/test_rowvec.py`` checks both).
+Rows with cells masked by earlier alignments or with LASTZ's ``--noytrim``
+boundary rule, zero gap costs, huge y-drops and very short rows go to
+``sweep_row``.  Values are clamped at NEG where they are stored as int32: any
+value that low lies below every floor, so no decision changes.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from numba import njit
 from .dpcells import D_EXT, FROM_D, FROM_I, I_EXT, NEG, sweep_row
 
 MIN_CELLS = 24              # shorter rows: the scalar sweep costs less than four passes
-N_LANES = 6                 # int32 scratch rows: diagonal, I in, floor, C out, D out, opener
+N_LANES = 6                 # int32 scratch rows: diagonal, opener, J in, best in, C, D
 MAX_Y = 1 << 28             # larger y-drops put floors below NEG: the scalar sweep
 
 _scalar = njit(cache=True, inline="always")(sweep_row)

@@ -30,6 +30,8 @@ from numba import njit
 
 from .bounds import NONE, active_update, lr_update
 from .dpcells import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG
+# the row loop is dpcells.sweep_row (also compiled for the GPU); on the CPU its rows
+# run as SIMD-friendly passes with the same results (kernels.rowvec)
 from .rowvec import N_LANES, sweep_row_vec
 
 MODE_FULL = 0
@@ -56,6 +58,9 @@ def padded(T, Q):
     return Tf, Tf[::-1].copy(), Qf, Qf[::-1].copy()
 
 
+# In one_sided's row loop the calls are guarded by the size test: a call returns a new
+# array reference (atomic reference counting) even when nothing grows, and inlining
+# them was slower still (measured with bench/kernel.py, 5-10 % of the DP's time).
 @njit(cache=True)
 def _grow1(a, need):
     if a.shape[0] >= need:
@@ -74,10 +79,6 @@ def _grow2(a, need):
     b = np.zeros((n, a.shape[1]), a.dtype)
     b[:a.shape[0]] = a
     return b
-
-
-# the row loop is written once, in fastz.kernels.dpcells (compiled with cuda.jit for
-# the GPU twins); on the CPU it runs in SIMD-friendly passes (kernels.rowvec)
 
 
 @njit(cache=True)

@@ -288,3 +288,28 @@ def test_self_comparison_drops_hits_below_diagonal(tmp_path, lastz_runner):
             rows.append(f"{s}\ts\t{m1}\t{m1 + L}\ts\t{strand}\t{m2}\t{m2 + L}")
     want = lastz_rows(lastz_runner, [str(tmp_path / "s.fa"), "--self"])
     assert rows == want and len(want) == 8
+
+
+def test_prefetch_is_a_harmless_hint():
+    """The prefetch intrinsic compiles to LLVM's prefetch, never faults (an address far
+    outside the array is only a hint), and the seed search really issues it."""
+    from numba import njit
+
+    from fastz.kernels import filtering
+    from fastz.kernels.prefetch import prefetch
+
+    @njit
+    def hint_then_sum(a, far):
+        prefetch(a, far)
+        prefetch(a, -far)
+        return a.sum()
+
+    a = np.arange(10, dtype=np.int64)
+    assert hint_then_sum(a, 1 << 40) == 45
+    assert "@llvm.prefetch" in hint_then_sum.inspect_llvm(hint_then_sum.signatures[0])
+    # the search kernel compiled for the last search of this session (or now)
+    if not filtering.search_strand.signatures:
+        t = np.frombuffer(b"ACGTACGTTGCAACGTAGCTAGCTAGGATCCAGT" * 4 + b"\0", np.uint8)
+        find_hsps(build_index(t, parse_seed("12of19")), t, t, masked_sub=SS.masked)
+    sig = filtering.search_strand.signatures[0]
+    assert "@llvm.prefetch" in filtering.search_strand.inspect_llvm(sig)

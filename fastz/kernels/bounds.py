@@ -307,7 +307,9 @@ def _build_active(reverse, act, j, sg, mk, prev_ly, stamp, a1, a2, LY, RY):
 def active_update(reverse, act, nact, alist, al, sg, mk, prev_ly, stamp, row, a1, a2, LY, RY):
     """LASTZ update_active_segs: advance active segments, add newly reached alignments.
 
-    Masked cells get ``mk[col - prev_ly] = stamp``.  Returns (nact, alist, act).
+    Masked cells get ``mk[col - prev_ly] = stamp``.  ``act`` must have a row for
+    every alignment (the caller sizes it once, so it is never rebound in the row
+    loop).  Returns (nact, alist).
     """
     keep = 0
     for j in range(nact):
@@ -334,26 +336,14 @@ def active_update(reverse, act, nact, alist, al, sg, mk, prev_ly, stamp, row, a1
     nact = keep
     if not reverse:
         while alist != NONE and al[alist, A_POS1] - a1 == row:
-            if nact >= act.shape[0]:
-                act = _grow_act(act, nact + 1)
             act[nact, ACT_SEG] = al[alist, A_FIRST]
             _build_active(reverse, act, nact, sg, mk, prev_ly, stamp, a1, a2, LY, RY)
             nact += 1
             alist = al[alist, A_NEXT]
     else:
         while alist != NONE and a1 - al[alist, A_END1] == row:
-            if nact >= act.shape[0]:
-                act = _grow_act(act, nact + 1)
             act[nact, ACT_SEG] = al[alist, A_LAST]
             _build_active(reverse, act, nact, sg, mk, prev_ly, stamp, a1, a2, LY, RY)
             nact += 1
             alist = al[alist, A_PREV]
-    return nact, alist, act
-
-
-@njit(cache=True)
-def _grow_act(act, need):
-    n = max(need, 2 * act.shape[0])
-    b = np.zeros((n, ACT_FIELDS), np.int64)
-    b[:act.shape[0]] = act
-    return b
+    return nact, alist

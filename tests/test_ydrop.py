@@ -147,3 +147,45 @@ def test_horizontal_segment_left_of_the_anchor_masks_nothing(reverse):
 
     assert masked(a2 - 3, a2 + 5) == []                   # starts left: nothing
     assert masked(a2 + 2, a2 + 5) == [2, 3, 4, 5]         # starts right: its cells
+
+
+def _one_sided_all_modes(t: bytes, q: bytes, size: int):
+    """(full pass, inspector, executor) of one forward extension whose scratch buffers
+    start with ``size`` entries: scalars, links traced back, inspector row records."""
+    from fastz.kernels.bounds import ACT_FIELDS, NONE
+    from fastz.kernels.gapped import new_state
+    from fastz.kernels.ydrop import (MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS,
+                                     one_sided, padded, traceback)
+    al, sg, _ops, _meta = new_state(1)
+    T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
+    seqs = padded(T, Q)
+
+    def run(mode, rows, er=0, ec=0):
+        bufs = (np.zeros(size, np.int32), np.zeros(size, np.int32), np.zeros(size, np.int64),
+                np.zeros((1, ACT_FIELDS), np.int64))
+        tb, tbrow = np.zeros(size, np.uint8), np.zeros(size, np.int64)
+        return one_sided(seqs, False, 0, 0, len(t) - 1, len(q) - 1, SUB, 400, 30, 9400,
+                         True, 1 << 40, al, sg, NONE, NONE, NONE, NONE, NONE, *bufs, 0,
+                         mode, rows, tb, tbrow, er, ec)
+
+    def path(r):
+        n, ops = traceback(r[1], r[2], r[12], r[13], np.zeros(16, np.int64))
+        return ops[:n].tolist()
+
+    full = run(MODE_FULL, np.zeros((size, ROW_FIELDS), np.int64))
+    insp = run(MODE_INSPECT, np.zeros((size, ROW_FIELDS), np.int64))
+    rows = insp[11][:insp[5] + 1].copy()
+    exe = run(MODE_EXECUTE, insp[11], insp[1], insp[2])
+    return ([int(x) for x in full[:7]], path(full), [int(x) for x in insp[:7]],
+            rows.tolist(), [int(x) for x in exe[:7]], path(exe))
+
+
+def test_buffers_growing_mid_sweep_change_nothing():
+    """one_sided grows its buffers between rows and re-enters the sweep at the same
+    row: starting from one-entry buffers (every buffer grows, at many rows, in every
+    mode) gives exactly what buffers large enough from the start give."""
+    t, q = make_pair(21, 4000, rate_sub=0.1, rate_indel=0.03)
+    tiny = _one_sided_all_modes(t, q, 1)
+    roomy = _one_sided_all_modes(t, q, 1 << 22)
+    assert tiny == roomy
+    assert tiny[0][4] > 100_000 and len(tiny[1]) > 3000       # a real extension

@@ -37,41 +37,12 @@ MODE_PLAIN = 2     # process_for_plain_hit (--nogfextend --nogapped): every hit
 
 #: How many query positions ahead the search asks for the memory a window will need:
 #: its keys' directory entries, then the start of their position lists, then the
-#: target where their hits land (each stage reads what the one before fetched).
+#: target around their hits (each stage reads what the one before fetched).
 AHEAD_DIR = 64
 AHEAD_POS = 32
 AHEAD_TARGET = 16
 #: Hits per key whose target bytes are fetched ahead.
 AHEAD_HITS = 8
-
-
-@njit(cache=True, inline="always")
-def _fetch_ahead(dir_, low, pos, low_bits, t, qcodes, end, len2, seed_len, care_off,
-                 care_bits, trans, flips, keys, allow, stage):
-    """Prefetch what the window ending at ``end`` will read (``stage`` 0: directory,
-    1: position lists, 2: target).  A window with a non-ACGT base has a junk key;
-    its buckets are only range-checked, as a wasted hint costs nothing else."""
-    if end > len2 or end < seed_len:
-        return
-    nk = query_keys(window_key(qcodes, end, care_off, care_bits), trans, flips, keys,
-                    allow)
-    nb = dir_.shape[0] - 1
-    for kk in range(nk):
-        b = keys[kk] >> low_bits
-        if b < 0 or b >= nb:
-            continue
-        if stage == 0:
-            prefetch(dir_, b)
-        elif stage == 1:
-            a = dir_[b]
-            if a < dir_[b + 1]:
-                prefetch(pos, a)
-                if low_bits > 0:
-                    prefetch(low, a)
-        else:
-            lo, hi = lookup(dir_, low, low_bits, keys[kk])
-            for j in range(lo, min(hi, lo + AHEAD_HITS)):
-                prefetch(t, pos[j])
 
 
 @njit(cache=True)
@@ -134,16 +105,43 @@ def search_strand(dir_, low, pos, low_bits,
     his = np.empty(1 + nf + nf * nf, np.int64)
     ahead_keys = np.empty(1 + nf + nf * nf, np.int64)
     ahead_allow = np.empty(1 + nf + nf * nf, np.int64)
+    nb = dir_.shape[0] - 1
     run = 0
     for i in range(len2):
-        # the memory of windows further on is fetched while this one is processed
-        # (same answer without it; about 1.4x faster on bacterial genomes)
-        _fetch_ahead(dir_, low, pos, low_bits, t, qcodes, i + 1 + AHEAD_DIR, len2,
-                     seed_len, care_off, care_bits, trans, flips, ahead_keys, ahead_allow, 0)
-        _fetch_ahead(dir_, low, pos, low_bits, t, qcodes, i + 1 + AHEAD_POS, len2,
-                     seed_len, care_off, care_bits, trans, flips, ahead_keys, ahead_allow, 1)
-        _fetch_ahead(dir_, low, pos, low_bits, t, qcodes, i + 1 + AHEAD_TARGET, len2,
-                     seed_len, care_off, care_bits, trans, flips, ahead_keys, ahead_allow, 2)
+        # The memory later windows will read is fetched while this one is processed
+        # (a hint, same answer without it): their keys' directory entries, then the
+        # start of those keys' position lists, then the target around their hits.
+        # Written out here rather than in a helper: measured 15 % faster.
+        ahead = i + 1 + AHEAD_DIR
+        if seed_len <= ahead <= len2:
+            nka = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans, flips,
+                             ahead_keys, ahead_allow)
+            for kk in range(nka):
+                b = ahead_keys[kk] >> low_bits
+                if 0 <= b < nb:                # a window with a non-ACGT base: junk
+                    prefetch(dir_, b)
+        ahead = i + 1 + AHEAD_POS
+        if seed_len <= ahead <= len2:
+            nka = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans, flips,
+                             ahead_keys, ahead_allow)
+            for kk in range(nka):
+                b = ahead_keys[kk] >> low_bits
+                if 0 <= b < nb and dir_[b] < dir_[b + 1]:
+                    prefetch(pos, dir_[b])
+                    if low_bits > 0:
+                        prefetch(low, dir_[b])
+        ahead = i + 1 + AHEAD_TARGET
+        if seed_len <= ahead <= len2:
+            nka = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans, flips,
+                             ahead_keys, ahead_allow)
+            for kk in range(nka):
+                b = ahead_keys[kk] >> low_bits
+                if 0 <= b < nb:
+                    for j in range(dir_[b], min(dir_[b + 1], dir_[b] + AHEAD_HITS)):
+                        e1 = pos[j]            # the x-drop reads bytes either side
+                        prefetch(t, e1)
+                        prefetch(t, e1 - 32)
+                        prefetch(t, e1 + 32)
         if qcodes[i] < 0:
             run = 0
             continue
@@ -165,37 +163,32 @@ def search_strand(dir_, low, pos, low_bits,
                                      allow[kk]):
                     continue
                 n_raw += 1
-                if mode == MODE_PLAIN:
-                    out = _grow(out, n)
-                    out[n, 0] = e1 - seed_len
-                    out[n, 1] = e2 - seed_len
-                    out[n, 2] = seed_len
-                    out[n, 3] = 0
-                    n += 1
-                    continue
-                diag = e1 - e2
-                bucket = diag & DIAG_HASH_MASK
-                if diag_end[bucket] > e2 - seed_len:
-                    continue
-                if mode == MODE_NOEXTEND:
-                    diag_end[bucket] = e2
-                    out = _grow(out, n)
-                    out[n, 0] = e1 - seed_len
-                    out[n, 1] = e2 - seed_len
-                    out[n, 2] = seed_len
-                    out[n, 3] = 0
-                    n += 1
-                    continue
-                left, length, score, extent = _xdrop_hsp(
-                    t, q, e1, diag, diag_end[bucket], len1, len2, xdrop, table, ent_lo,
-                    ent_hi)
-                if extent > diag_end[bucket]:
-                    diag_end[bucket] = extent
-                if score < hspthresh:
-                    continue
+                # the row to emit: the hit itself, or its HSP (one emission site, so
+                # the growable output is rebound in one place only)
+                r1 = e1 - seed_len
+                r2 = e2 - seed_len
+                length = seed_len
+                score = 0
+                if mode != MODE_PLAIN:
+                    diag = e1 - e2
+                    bucket = diag & DIAG_HASH_MASK
+                    if diag_end[bucket] > e2 - seed_len:
+                        continue
+                    if mode == MODE_NOEXTEND:
+                        diag_end[bucket] = e2
+                    else:
+                        left, length, score, extent = _xdrop_hsp(
+                            t, q, e1, diag, diag_end[bucket], len1, len2, xdrop, table,
+                            ent_lo, ent_hi)
+                        if extent > diag_end[bucket]:
+                            diag_end[bucket] = extent
+                        if score < hspthresh:
+                            continue
+                        r1 = left
+                        r2 = left - diag
                 out = _grow(out, n)
-                out[n, 0] = left
-                out[n, 1] = left - diag
+                out[n, 0] = r1
+                out[n, 1] = r2
                 out[n, 2] = length
                 out[n, 3] = score
                 n += 1

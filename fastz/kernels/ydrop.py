@@ -208,8 +208,9 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
         rows[0, ROW_RY] = RY
 
     # every alignment may be active at once: sized here, act never grows in the loop
+    # (doubling: the speculative engine passes exact-size copies of a growing table)
     if act.shape[0] < al.shape[0]:
-        act = np.zeros((al.shape[0], ACT_FIELDS), np.int64)
+        act = np.zeros((max(al.shape[0], 2 * act.shape[0]), ACT_FIELDS), np.int64)
     row = 1
     pending = False            # this row's bounds are set; its buffers must grow first
     need = 0

@@ -43,6 +43,8 @@ AHEAD_POS = 32
 AHEAD_TARGET = 16
 #: Hits per key whose target bytes are fetched ahead.
 AHEAD_HITS = 8
+#: Slots of the ring of looked-ahead keys (a window's stay there, plus room).
+RING = 2 * AHEAD_DIR
 
 
 @njit(cache=True)
@@ -99,49 +101,48 @@ def search_strand(dir_, low, pos, low_bits,
     n = 0
     n_raw = 0
     nf = flips.shape[0]
-    keys = np.empty(1 + nf + nf * nf, np.int64)
-    allow = np.empty(1 + nf + nf * nf, np.int64)
-    los = np.empty(1 + nf + nf * nf, np.int64)
-    his = np.empty(1 + nf + nf * nf, np.int64)
-    ahead_keys = np.empty(1 + nf + nf * nf, np.int64)
-    ahead_allow = np.empty(1 + nf + nf * nf, np.int64)
+    nkmax = 1 + nf + nf * nf
+    los = np.empty(nkmax, np.int64)
+    his = np.empty(nkmax, np.int64)
+    # Each window's keys are computed once, AHEAD_DIR positions early, into a ring
+    # (slot = window end mod RING); while they wait there, the memory they will read
+    # is fetched (a hint, same answer without it): their directory entries at once,
+    # the start of their position lists AHEAD_POS positions early, the target around
+    # their hits AHEAD_TARGET early.  The loop starts AHEAD_DIR early to fill the ring.
+    ring_keys = np.empty((RING, nkmax), np.int64)
+    ring_allow = np.empty((RING, nkmax), np.int64)
+    ring_n = np.zeros(RING, np.int64)
     nb = dir_.shape[0] - 1
     run = 0
-    for i in range(len2):
-        # The memory later windows will read is fetched while this one is processed
-        # (a hint, same answer without it): their keys' directory entries, then the
-        # start of those keys' position lists, then the target around their hits.
-        # Written out here rather than in a helper: measured 15 % faster.
+    for i in range(-AHEAD_DIR, len2):
         ahead = i + 1 + AHEAD_DIR
+        sa = ahead % RING
+        ring_n[sa] = 0
         if seed_len <= ahead <= len2:
-            nka = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans, flips,
-                             ahead_keys, ahead_allow)
-            for kk in range(nka):
-                b = ahead_keys[kk] >> low_bits
+            ring_n[sa] = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans,
+                                    flips, ring_keys[sa], ring_allow[sa])
+            for kk in range(ring_n[sa]):
+                b = ring_keys[sa, kk] >> low_bits
                 if 0 <= b < nb:                # a window with a non-ACGT base: junk
                     prefetch(dir_, b)
-        ahead = i + 1 + AHEAD_POS
-        if seed_len <= ahead <= len2:
-            nka = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans, flips,
-                             ahead_keys, ahead_allow)
-            for kk in range(nka):
-                b = ahead_keys[kk] >> low_bits
-                if 0 <= b < nb and dir_[b] < dir_[b + 1]:
-                    prefetch(pos, dir_[b])
-                    if low_bits > 0:
-                        prefetch(low, dir_[b])
-        ahead = i + 1 + AHEAD_TARGET
-        if seed_len <= ahead <= len2:
-            nka = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans, flips,
-                             ahead_keys, ahead_allow)
-            for kk in range(nka):
-                b = ahead_keys[kk] >> low_bits
-                if 0 <= b < nb:
-                    for j in range(dir_[b], min(dir_[b + 1], dir_[b] + AHEAD_HITS)):
-                        e1 = pos[j]            # the x-drop reads bytes either side
-                        prefetch(t, e1)
-                        prefetch(t, e1 - 32)
-                        prefetch(t, e1 + 32)
+        sp = (i + 1 + AHEAD_POS) % RING
+        for kk in range(ring_n[sp]):
+            b = ring_keys[sp, kk] >> low_bits
+            if 0 <= b < nb and dir_[b] < dir_[b + 1]:
+                prefetch(pos, dir_[b])
+                if low_bits > 0:
+                    prefetch(low, dir_[b])
+        st = (i + 1 + AHEAD_TARGET) % RING
+        for kk in range(ring_n[st]):
+            b = ring_keys[st, kk] >> low_bits
+            if 0 <= b < nb:
+                for j in range(dir_[b], min(dir_[b + 1], dir_[b] + AHEAD_HITS)):
+                    e1 = pos[j]                # the x-drop reads bytes either side
+                    prefetch(t, e1)
+                    prefetch(t, e1 - 32)
+                    prefetch(t, e1 + 32)
+        if i < 0:
+            continue
         if qcodes[i] < 0:
             run = 0
             continue
@@ -149,18 +150,18 @@ def search_strand(dir_, low, pos, low_bits,
         if run < seed_len:
             continue
         e2 = i + 1
-        nk = query_keys(window_key(qcodes, e2, care_off, care_bits), trans, flips, keys,
-                        allow)
+        s0 = e2 % RING
+        nk = ring_n[s0]
         # look every key up first (independent loads overlap), then walk the hits
         for kk in range(nk):
-            lo, hi = lookup(dir_, low, low_bits, keys[kk])
+            lo, hi = lookup(dir_, low, low_bits, ring_keys[s0, kk])
             los[kk] = lo
             his[kk] = hi
         for kk in range(nk):
             for j in range(los[kk], his[kk]):
                 e1 = np.int64(pos[j])
                 if _hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off,
-                                     allow[kk]):
+                                     ring_allow[s0, kk]):
                     continue
                 n_raw += 1
                 # the row to emit: the hit itself, or its HSP (one emission site, so

@@ -82,42 +82,88 @@ def run_row(fn, r, extra=()):
     return tuple(int(x) for x in res), cc, dd, tb
 
 
+def check_row(r, seed):
+    """sweep_row_vec against sweep_row on one row: every result and value written."""
+    ws = np.empty((rowvec.N_LANES, r["n"] + 3), np.int32)
+    wl = np.empty(r["n"] + 3, np.uint8)
+    want, cc0, dd0, tb0 = run_row(_scalar, r)
+    got, cc1, dd1, tb1 = run_row(rowvec.sweep_row_vec, r, (ws, wl))
+    # (col, LY, np_col, i, best, end_col, at_boundary, boundary); I after the row
+    # may differ only below the final floor, where the caller ignores it
+    assert got[:3] == want[:3] and got[4:] == want[4:]
+    floor = want[4] - r["Y"]
+    assert got[3] == want[3] or (want[3] < floor and got[3] == NEG)
+    stored = want[0] - want[1]                  # cells written from w0
+    w0 = r["w0"]
+    assert np.array_equal(cc1[w0:w0 + stored], cc0[w0:w0 + stored])
+    assert np.array_equal(dd1[w0:w0 + stored], dd0[w0:w0 + stored])
+    # everything else of the work rows is the row above, untouched by both
+    assert np.array_equal(cc1[w0 + stored:], cc0[w0 + stored:])
+    diff = np.nonzero(tb1 != tb0)[0]
+    if diff.size:
+        lo = r["col"]
+        rb = w0 + lo - r["prev_ly"]
+        dg = [NEG] + [max(int(r["cc"][rb + k - 1]) + int(SUB[r["a"], r["B"][lo + k - 1]]),
+                          NEG) for k in range(1, r["n"])]
+        d_in = [int(r["dd"][rb + k]) for k in range(r["n"])]
+        carried = outgoing_i(dg, d_in, r["best"], r["Y"], r["E"], r["OE"])
+        for p in diff:
+            k = p - r["t0"] - lo
+            assert tb1[p] ^ tb0[p] == I_EXT, (seed, p)
+            i_out, fl = carried[k]
+            assert i_out < fl, (seed, k)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_rows_match_the_scalar_sweep(seed):
     rng = np.random.default_rng(seed)
     vec_rows = 0
     for _ in range(250):
         r = random_row(rng)
-        ws = np.empty((rowvec.N_LANES, r["n"] + 3), np.int32)
-        wl = np.empty(r["n"] + 3, np.uint8)
-        want, cc0, dd0, tb0 = run_row(_scalar, r)
-        got, cc1, dd1, tb1 = run_row(rowvec.sweep_row_vec, r, (ws, wl))
+        check_row(r, seed)
         vec_rows += r["n"] >= rowvec.MIN_CELLS
-        # (col, LY, np_col, i, best, end_col, at_boundary, boundary); I after the row
-        # may differ only below the final floor, where the caller ignores it
-        assert got[:3] == want[:3] and got[4:] == want[4:]
-        floor = want[4] - r["Y"]
-        assert got[3] == want[3] or (want[3] < floor and got[3] == NEG)
-        stored = want[0] - want[1]                  # cells written from w0
-        w0 = r["w0"]
-        assert np.array_equal(cc1[w0:w0 + stored], cc0[w0:w0 + stored])
-        assert np.array_equal(dd1[w0:w0 + stored], dd0[w0:w0 + stored])
-        # everything else of the work rows is the row above, untouched by both
-        assert np.array_equal(cc1[w0 + stored:], cc0[w0 + stored:])
-        diff = np.nonzero(tb1 != tb0)[0]
-        if diff.size:
-            lo = r["col"]
-            rb = w0 + lo - r["prev_ly"]
-            dg = [NEG] + [max(int(r["cc"][rb + k - 1]) + int(SUB[r["a"], r["B"][lo + k - 1]]),
-                              NEG) for k in range(1, r["n"])]
-            d_in = [int(r["dd"][rb + k]) for k in range(r["n"])]
-            carried = outgoing_i(dg, d_in, r["best"], r["Y"], r["E"], r["OE"])
-            for p in diff:
-                k = p - r["t0"] - lo
-                assert tb1[p] ^ tb0[p] == I_EXT, (seed, p)
-                i_out, fl = carried[k]
-                assert i_out < fl, (seed, k)
     assert vec_rows > 100                           # the passes really ran
+
+
+@pytest.mark.parametrize("span", [rowvec.MAX_SPAN - 50_000, rowvec.MAX_SPAN + 50_000])
+def test_huge_gap_penalties_do_not_wrap_the_int32_lanes(span):
+    """The passes compute in wrapping int32 (kernels.wrap32); rows whose gap penalties
+    could carry a value below the int32 minimum must give sweep_row's results too
+    (just under MAX_SPAN they take the passes, just over it the scalar sweep)."""
+    rng = np.random.default_rng(span)
+    for _ in range(40):
+        r = random_row(rng)
+        n = r["n"] = 300
+        r["hi"] = r["col"] + n
+        r["Y"] = rowvec.MAX_Y
+        r["E"] = span // (n + 2)
+        r["OE"] = span - r["E"] * n                 # gap open >= E: a real penalty
+        width = r["w0"] + r["col"] - r["prev_ly"] + n + 8
+        r["cc"] = np.resize(r["cc"], width)
+        r["dd"] = np.where(rng.random(width) < 0.5, NEG,
+                           r["cc"].astype(np.int64) - r["OE"]).astype(np.int32)
+        if rng.random() < 0.5:
+            # a long start where D beats every diagonal: no I opens, the carried J
+            # stays at NEG while u * E grows (what would wrap without the limit)
+            k = int(rng.integers(100, 250))
+            r["cc"][:k] = NEG
+            r["dd"][:k] = rng.integers(-5000, 5000, k)
+        r["B"] = np.resize(r["B"], r["col"] + n + 8)
+        check_row(r, span)
+
+
+def test_wrapping_int32_arithmetic():
+    from numba import njit
+    from fastz.kernels.wrap32 import add32, mul32, sub32
+
+    @njit
+    def ops(a, b):
+        return add32(a, b), sub32(a, b), mul32(a, b)
+
+    top = np.int32(2**31 - 1)
+    assert ops(top, np.int32(1)) == (-2**31, 2**31 - 2, top)
+    assert ops(np.int64(-7), np.int64(3)) == (-4, -10, -21)
+    assert ops(np.int32(1 << 16), np.int32(1 << 16))[2] == 0       # wraps as C's int does
 
 
 def test_short_masked_and_noytrim_rows_take_the_scalar_sweep():

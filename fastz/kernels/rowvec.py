@@ -30,15 +30,17 @@ import numpy as np
 from numba import njit
 
 from .dpcells import D_EXT, FROM_D, FROM_I, I_EXT, NEG, sweep_row
+from .wrap32 import add32, mul32, sub32
 
 MIN_CELLS = 24              # shorter rows: the scalar sweep costs less than four passes
 N_LANES = 6                 # int32 scratch rows: diagonal, opener, J in, best in, C, D
 MAX_Y = 1 << 28             # larger y-drops put floors below NEG: the scalar sweep
+MAX_SPAN = 1 << 27          # n * E + OE below this: no int32 lane value wraps (NEG lies
+                            # 2^31 + NEG = 214,748,365 above the int32 minimum)
 
 _scalar = njit(cache=True, inline="always")(sweep_row)
 
 _NEG32 = np.int32(NEG)
-_LOW32 = np.int32(-(1 << 31))      # "no I": below any I that can matter
 _Z8 = np.uint8(0)
 
 
@@ -49,8 +51,11 @@ def _diagonals(cc, dd, rb, B, bb, sub, a, ws, un, E, OE):
     Row above at ``cc/dd[rb + k]``, query characters at ``B[bb + k]``.  ``ws[0, k]``
     = C(row above, column k - 1) + sub(a, column k), NEG for k = 0 (clamped at NEG);
     ``ws[1, k]`` = that proposal - OE + (k + 1) * E when D does not beat it (a
-    D-derived cell opens no gap), else the lowest int32: I in the shifted form
-    J = I + k * E, whose recurrence along the row is a plain running maximum.
+    D-derived cell opens no gap), else NEG: I in the shifted form J = I + k * E,
+    whose recurrence along the row is a plain running maximum.  (NEG stands for "no
+    I": where it wins the maximum, the real I lies below NEG too and both clamp to
+    NEG in ``_cells``.)  int32 arithmetic throughout, so that AVX2 runs 8 lanes:
+    ``sweep_row_vec`` keeps n * E + OE small enough that nothing wraps.
     """
     one = np.uint64(1)
     for u in range(one, un):                  # the table look-up: scalar
@@ -59,9 +64,12 @@ def _diagonals(cc, dd, rb, B, bb, sub, a, ws, un, E, OE):
     for u in range(one, un):                  # independent cells: SIMD lanes
         v = np.int64(cc[rb + u - one]) + ws[0, u]
         ws[0, u] = v if v > NEG else NEG
+    E32 = np.int32(E)
+    OE32 = np.int32(OE)
     for u in range(un):
         dg = ws[0, u]
-        ws[1, u] = dg - OE + (np.int64(u) + 1) * E if dg >= dd[rb + u] else _LOW32
+        o = add32(sub32(dg, OE32), mul32(add32(u, 1), E32))
+        ws[1, u] = o if dg >= dd[rb + u] else _NEG32
 
 
 @njit(cache=True, inline="always")
@@ -73,22 +81,22 @@ def _carry(ws, un, best):
     at most best - OE, so only a diagonal proposal can raise the best: a plain
     maximum over ``ws[0]``.
     """
-    J = np.int64(_LOW32)
-    bst = np.int64(best)
+    J = _NEG32
+    bst = np.int32(best)
     for u in range(un):
         ws[2, u] = J
         ws[3, u] = bst
-        o = np.int64(ws[1, u])
+        o = ws[1, u]
         J = o if o > J else J
-        dg = np.int64(ws[0, u])
+        dg = ws[0, u]
         bst = dg if dg > bst else bst
-    return J, bst
+    return np.int64(J), np.int64(bst)
 
 
 @njit(cache=True, inline="always")
 def _cells(ws, dd, rb, lw, lb, un, Y, E, OE):
     """C (``ws[4]``), next-row D (``ws[5]``) and link (``lw[lb + k]``) of every
-    cell (pruned: NEG, NEG, 0), without branches.
+    cell (pruned: NEG, NEG, 0), without branches, in int32 lanes.
 
     Returns the last cell whose diagonal reached the best it was entered with
     (``sweep_row``'s ``c >= best``: ties move the end forward), or -1.
@@ -96,20 +104,20 @@ def _cells(ws, dd, rb, lw, lb, un, Y, E, OE):
     E32 = np.int32(E)
     OE32 = np.int32(OE)
     Y32 = np.int32(Y)
-    end = np.int64(-1)
+    end = np.int32(-1)
     for u in range(un):
+        u32 = np.int32(u)
         dg = ws[0, u]
         d = dd[rb + u]
-        i = np.int64(ws[2, u]) - np.int64(u) * E
-        i = np.int32(i if i > NEG else NEG)
+        i = max(sub32(ws[2, u], mul32(u32, E32)), _NEG32)
         bst = ws[3, u]
         s = max(max(dg, d), i)
-        alive = s >= bst - Y32
-        end = max(end, np.int64(u) if dg >= bst else np.int64(-1))
+        alive = s >= sub32(bst, Y32)
+        end = max(end, u32 if dg >= bst else np.int32(-1))
         gd = (d > dg) | (i > dg)
-        c_open = s - OE32
-        de = d - E32
-        ie = i - E32
+        c_open = sub32(s, OE32)
+        de = sub32(d, E32)
+        ie = sub32(i, E32)
         dn = de if gd else max(c_open, de)
         lk_c = (np.uint8(D_EXT) if c_open <= de else _Z8) | \
             (np.uint8(I_EXT) if c_open <= ie else _Z8)
@@ -118,7 +126,7 @@ def _cells(ws, dd, rb, lw, lb, un, Y, E, OE):
         ws[4, u] = s if alive else _NEG32
         ws[5, u] = dn if alive else _NEG32
         lw[lb + u] = lk if alive else _Z8
-    return end
+    return np.int64(end)
 
 
 @njit(cache=True)
@@ -131,7 +139,8 @@ def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, O
     per row, which in a row of a few hundred cells is not negligible (measured).
     """
     n = hi - col
-    if masked or not trim or n < MIN_CELLS or Y > MAX_Y or OE <= 0:
+    if (masked or not trim or n < MIN_CELLS or Y > MAX_Y or OE <= 0 or E < 0
+            or n * E + OE >= MAX_SPAN):
         return _scalar(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE,
                        row, M, N, trim, boundary, tb, t0, tw, mk, masked, stamp)
     lo = col

@@ -32,7 +32,7 @@ from .bounds import ACT_FIELDS, NONE, active_update, lr_update
 from .dpcells import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG
 # the row loop is dpcells.sweep_row (also compiled for the GPU); on the CPU its rows
 # run as SIMD-friendly passes with the same results (kernels.rowvec)
-from .rowvec import N_LANES, sweep_row_vec
+from .rowvec import scratch, sweep_row_vec
 
 MODE_FULL = 0
 MODE_INSPECT = 1
@@ -164,8 +164,7 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
             L = -R + 1
             R = tmp
     lseg, laln, rseg, raln = lseg0, laln0, rseg0, raln0
-    ws = np.empty((N_LANES, 1024), np.int32)       # scratch of the row passes
-    wl = np.empty(1024, np.uint8)
+    ws, wl = scratch(1024)                         # scratch of the row passes
     alist = alist0
     nact = 0
 
@@ -231,8 +230,7 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
             if inspect:
                 rows = _grow2(rows, row + 2)
             if need > wl.shape[0]:
-                ws = np.empty((N_LANES, 2 * need), np.int32)
-                wl = np.empty(2 * need, np.uint8)
+                ws, wl = scratch(2 * need)
         while row <= row_end:
             if not pending:
                 prev_ly = LY

@@ -127,7 +127,7 @@ def test_rows_match_the_scalar_sweep(seed):
 
 @pytest.mark.parametrize("span", [rowvec.MAX_SPAN - 50_000, rowvec.MAX_SPAN + 50_000])
 def test_huge_gap_penalties_do_not_wrap_the_int32_lanes(span):
-    """The passes compute in wrapping int32 (kernels.wrap32); rows whose gap penalties
+    """The passes compute in wrapping int32 (kernels.lanes); rows whose gap penalties
     could carry a value below the int32 minimum must give sweep_row's results too
     (just under MAX_SPAN they take the passes, just over it the scalar sweep)."""
     rng = np.random.default_rng(span)
@@ -154,7 +154,7 @@ def test_huge_gap_penalties_do_not_wrap_the_int32_lanes(span):
 
 def test_wrapping_int32_arithmetic():
     from numba import njit
-    from fastz.kernels.wrap32 import add32, mul32, sub32
+    from fastz.kernels.lanes import add32, mul32, sub32
 
     @njit
     def ops(a, b):
@@ -247,3 +247,38 @@ def test_extensions_match_the_scalar_twin(seed):
     ops = np.zeros(er + ec + 1, np.int8)
     nops = twin.trace_dense(tbw, 0, tw, er, ec, ops, 0)
     assert ops[:nops].tobytes() == got[7]
+
+
+def test_running_max8_is_a_running_maximum():
+    """The vector-lane scan against a plain Python running maximum, on extreme values
+    (the int32 minimum is its shift filler) and on rows with many ties."""
+    from numba import njit
+    from fastz.kernels.lanes import LANES, running_max8
+
+    @njit
+    def scan(ws, n, carry):
+        c = np.int32(carry)
+        for u in range(0, n, LANES):
+            c = running_max8(ws, 1, 2, np.uint64(u), c)
+        return c
+
+    rng = np.random.default_rng(8)
+    for trial in range(200):
+        n = LANES * int(rng.integers(1, 30))
+        ws = rng.integers(-2**31, 2**31, (4, n + 5), dtype=np.int64).astype(np.int32)
+        if trial % 2:
+            ws[1] = rng.integers(-3, 3, n + 5)
+        if trial % 5 == 0:
+            ws[1, :n // 2] = -2**31
+        before = ws.copy()
+        carry = int(rng.choice([-2**31, 2**31 - 1, int(rng.integers(-5, 5))]))
+        got = scan(ws, n, carry)
+        run, entered = carry, []
+        for u in range(n):
+            entered.append(run)
+            run = max(run, int(before[1, u]))
+        assert got == run
+        assert ws[2, :n].tolist() == entered
+        # nothing else written: the source row, the other rows, past the end
+        assert np.array_equal(ws[[0, 1, 3]], before[[0, 1, 3]])
+        assert np.array_equal(ws[2, n:], before[2, n:])

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from .dpcells import D_EXT, FROM_D, FROM_I, I_EXT, NEG, sweep_row
-from .wrap32 import add32, mul32, sub32
+from .lanes import LANES, add32, mul32, running_max8, sub32
 
 MIN_CELLS = 24              # shorter rows: the scalar sweep costs less than four passes
 N_LANES = 6                 # int32 scratch rows: diagonal, opener, J in, best in, C, D
@@ -79,17 +79,25 @@ def _carry(ws, un, best):
     Stores, per cell, the J (``ws[2]``) and the best score (``ws[3]``) it is
     entered with; returns both after the row.  With OE > 0 a gap-derived value is
     at most best - OE, so only a diagonal proposal can raise the best: a plain
-    maximum over ``ws[0]``.
+    maximum over ``ws[0]``.  Eight cells at a time in vector lanes
+    (``lanes.running_max8``), the last few one by one.
     """
     J = _NEG32
     bst = np.int32(best)
-    for u in range(un):
+    u = np.uint64(0)
+    step = np.uint64(LANES)
+    while u + step <= un:
+        J = running_max8(ws, 1, 2, u, J)
+        bst = running_max8(ws, 0, 3, u, bst)
+        u += step
+    while u < un:
         ws[2, u] = J
         ws[3, u] = bst
         o = ws[1, u]
         J = o if o > J else J
         dg = ws[0, u]
         bst = dg if dg > bst else bst
+        u += np.uint64(1)
     return np.int64(J), np.int64(bst)
 
 

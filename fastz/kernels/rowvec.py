@@ -102,9 +102,10 @@ def _carry(ws, un, best):
 
 
 @njit(cache=True, inline="always")
-def _cells(ws, dd, rb, lw, lb, un, Y, E, OE):
-    """C (``ws[4]``), next-row D (``ws[5]``) and link (``lw[lb + k]``) of every
-    cell (pruned: NEG, NEG, 0), without branches, in int32 lanes.
+def _cells(ws, dd, rb, lw, lb, un, Y, E, OE, links):
+    """C (``ws[4]``), next-row D (``ws[5]``) and, with ``links`` (a constant at each
+    call, so the unused half compiles away), the link (``lw[lb + k]``) of every cell
+    (pruned: NEG, NEG, 0), without branches, in int32 lanes.
 
     Returns the last cell whose diagonal reached the best it was entered with
     (``sweep_row``'s ``c >= best``: ties move the end forward), or -1.
@@ -125,15 +126,18 @@ def _cells(ws, dd, rb, lw, lb, un, Y, E, OE):
         gd = (d > dg) | (i > dg)
         c_open = sub32(s, OE32)
         de = sub32(d, E32)
-        ie = sub32(i, E32)
         dn = de if gd else max(c_open, de)
-        lk_c = (np.uint8(D_EXT) if c_open <= de else _Z8) | \
-            (np.uint8(I_EXT) if c_open <= ie else _Z8)
-        lk_g = (np.uint8(FROM_D) if d >= i else np.uint8(FROM_I)) | np.uint8(I_EXT | D_EXT)
-        lk = lk_g if gd else lk_c
+        lk = _Z8
+        if links:
+            lk_c = (np.uint8(D_EXT) if c_open <= de else _Z8) | \
+                (np.uint8(I_EXT) if c_open <= sub32(i, E32) else _Z8)
+            lk_g = (np.uint8(FROM_D) if d >= i else np.uint8(FROM_I)) | \
+                np.uint8(I_EXT | D_EXT)
+            lk = lk_g if gd else lk_c
         ws[4, u] = s if alive else _NEG32
         ws[5, u] = dn if alive else _NEG32
-        lw[lb + u] = lk if alive else _Z8
+        if links:
+            lw[lb + u] = lk if alive else _Z8
     return np.int64(end)
 
 
@@ -171,11 +175,13 @@ def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, O
     J, best = _carry(ws, un, best)
     ntb = tw - lo
     if ntb >= n:                               # links straight into the band
-        end = _cells(ws, dd, rb, tb, np.uint64(t0 + lo), un, Y, E, OE)
-    else:
-        end = _cells(ws, dd, rb, wl, np.uint64(0), un, Y, E, OE)
-        for u in range(np.uint64(ntb if ntb > 0 else 0)):
+        end = _cells(ws, dd, rb, tb, np.uint64(t0 + lo), un, Y, E, OE, True)
+    elif ntb > 0:
+        end = _cells(ws, dd, rb, wl, np.uint64(0), un, Y, E, OE, True)
+        for u in range(np.uint64(ntb)):
             tb[np.uint64(t0 + lo) + u] = wl[u]
+    else:                                      # no links wanted (the inspector's rows)
+        end = _cells(ws, dd, rb, wl, np.uint64(0), un, Y, E, OE, False)
     # the row's first and last live cells
     first = np.int64(n)
     for u in range(un):

@@ -152,6 +152,19 @@ def test_huge_gap_penalties_do_not_wrap_the_int32_lanes(span):
         check_row(r, span)
 
 
+def test_huge_negative_scores_take_the_scalar_sweep(monkeypatch):
+    """The passes add C and the score in int32: a score at or below -MAX_SPAN could
+    wrap next to a NEG cell, so such rows must take sweep_row (and match it)."""
+    sub = SUB.copy()
+    sub[:, ord("T")] = -2 * rowvec.MAX_SPAN          # NEG + this wraps in int32
+    monkeypatch.setitem(globals(), "SUB", sub)
+    rng = np.random.default_rng(17)
+    for _ in range(60):
+        r = random_row(rng)
+        r["cc"][rng.random(r["cc"].size) < 0.3] = NEG
+        check_row(r, 17)
+
+
 def test_wrapping_int32_arithmetic():
     from numba import njit
     from fastz.kernels.lanes import add32, mul32, sub32

@@ -8,8 +8,9 @@ its inputs once those two are known.  So the row is swept in four passes:
 
 1. *diagonals*: C of the row above plus the substitution score per column, and
    the I each would open (independent cells);
-2. *carry*: one short scalar loop of two running maxima, recording per cell the
-   I (as J = I + k*E) and the best score it is entered with;
+2. *carry*: two running maxima, recording per cell the I (as J = I + k*E) and the
+   best score it is entered with, eight cells at a time in vector lanes
+   (``lanes.running_max8``: LLVM does not vectorise a scan);
 3. *cells*: C, D for the next row and the traceback link of every cell, from its
    inputs, its entering I and its floor: branch-free int32 arithmetic that LLVM
    turns into AVX-512 / AVX2 lanes;
@@ -35,8 +36,9 @@ from .lanes import LANES, add32, mul32, running_max8, sub32
 MIN_CELLS = 24              # shorter rows: the scalar sweep costs less than four passes
 N_LANES = 6                 # int32 scratch rows: diagonal, opener, J in, best in, C, D
 MAX_Y = 1 << 28             # larger y-drops put floors below NEG: the scalar sweep
-MAX_SPAN = 1 << 27          # n * E + OE below this: no int32 lane value wraps (NEG lies
-                            # 2^31 + NEG = 214,748,365 above the int32 minimum)
+MAX_SPAN = 1 << 27          # n * E + OE below this, and scores above -MAX_SPAN: no int32
+                            # lane value wraps (NEG lies 2^31 + NEG = 214,748,365 above
+                            # the int32 minimum)
 
 _scalar = njit(cache=True, inline="always")(sweep_row)
 
@@ -159,7 +161,7 @@ def scratch(n):
 
     The rows of ``ws`` are read and written together, so they must not lie a
     multiple of 4 KiB apart: such rows share L1 sets and alias in the load/store
-    unit (measured 8-10 % slower on the AMD EPYC VM).  The stride is a whole number
+    unit (measured 6-15 % slower on the AMD EPYC VM).  The stride is a whole number
     of 64-byte lines plus 96 bytes.
     """
     stride = (n + 15) // 16 * 16 + 24

@@ -84,8 +84,7 @@ def run_row(fn, r, extra=()):
 
 def check_row(r, seed):
     """sweep_row_vec against sweep_row on one row: every result and value written."""
-    ws = np.empty((rowvec.N_LANES, r["n"] + 3), np.int32)
-    wl = np.empty(r["n"] + 3, np.uint8)
+    ws, wl = rowvec.scratch(r["n"])
     want, cc0, dd0, tb0 = run_row(_scalar, r)
     got, cc1, dd1, tb1 = run_row(rowvec.sweep_row_vec, r, (ws, wl))
     # (col, LY, np_col, i, best, end_col, at_boundary, boundary); I after the row
@@ -152,9 +151,9 @@ def test_huge_gap_penalties_do_not_wrap_the_int32_lanes(span):
         check_row(r, span)
 
 
-def test_huge_negative_scores_take_the_scalar_sweep(monkeypatch):
-    """The passes add C and the score in int32: a score at or below -MAX_SPAN could
-    wrap next to a NEG cell, so such rows must take sweep_row (and match it)."""
+def test_huge_negative_scores_do_not_wrap_the_int32_lanes(monkeypatch):
+    """The passes add C and the score in int32: next to a NEG cell a score this low
+    would wrap a plain int32 sum; the proposals must still be sweep_row's."""
     sub = SUB.copy()
     sub[:, ord("T")] = -2 * rowvec.MAX_SPAN          # NEG + this wraps in int32
     monkeypatch.setitem(globals(), "SUB", sub)
@@ -184,8 +183,7 @@ def test_short_masked_and_noytrim_rows_take_the_scalar_sweep():
     r = random_row(rng)
     while r["n"] < rowvec.MIN_CELLS:
         r = random_row(rng)
-    ws = np.empty((rowvec.N_LANES, r["n"]), np.int32)
-    wl = np.empty(r["n"], np.uint8)
+    ws, wl = rowvec.scratch(r["n"])
     mask = np.where(rng.random(r["cc"].size) < 0.3, 7, 0).astype(np.int64)
     for masked, trim in ((True, True), (False, False)):
         outs = []

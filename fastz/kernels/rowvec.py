@@ -36,9 +36,8 @@ from .lanes import LANES, add32, mul32, running_max8, sub32
 MIN_CELLS = 24              # shorter rows: the scalar sweep costs less than four passes
 N_LANES = 6                 # int32 scratch rows: diagonal, opener, J in, best in, C, D
 MAX_Y = 1 << 28             # larger y-drops put floors below NEG: the scalar sweep
-MAX_SPAN = 1 << 27          # n * E + OE below this, and scores above -MAX_SPAN: no int32
-                            # lane value wraps (NEG lies 2^31 + NEG = 214,748,365 above
-                            # the int32 minimum)
+MAX_SPAN = 1 << 27          # n * E + OE below this: no int32 lane value wraps (NEG lies
+                            # 2^31 + NEG = 214,748,365 above the int32 minimum)
 
 _scalar = njit(cache=True, inline="always")(sweep_row)
 
@@ -57,8 +56,8 @@ def _diagonals(cc, dd, rb, B, bb, sub, a, ws, un, E, OE):
     whose recurrence along the row is a plain running maximum.  (NEG stands for "no
     I": where it wins the maximum, the real I lies below NEG too and both clamp to
     NEG in ``_cells``.)  int32 arithmetic throughout, so that AVX2 runs 8 lanes:
-    ``sweep_row_vec`` keeps n * E + OE small enough, and the row's scores above
-    -MAX_SPAN, so that nothing wraps.
+    ``sweep_row_vec`` keeps n * E + OE small enough that nothing wraps, and the
+    proposal is clamped before the score is added, so no score can wrap it either.
     """
     one = np.uint64(1)
     for u in range(one, un):                  # the table look-up: scalar
@@ -68,8 +67,10 @@ def _diagonals(cc, dd, rb, B, bb, sub, a, ws, un, E, OE):
     ws[0, 0] = _NEG32
     ws[1, 0] = sub32(_NEG32, sub32(OE32, E32)) if NEG >= dd[rb] else _NEG32
     for u in range(one, un):                  # independent cells: SIMD lanes
-        # C above + score >= NEG - MAX_SPAN: no wrap (sweep_row_vec checks the scores)
-        dg = max(add32(cc[rb + u - one], ws[0, u]), _NEG32)
+        # max(C above + score, NEG) as max(C above, NEG - score) + score: for a
+        # negative score NEG - score is at most 2^31 + NEG, so neither step wraps
+        sc = ws[0, u]
+        dg = add32(max(cc[rb + u - one], sub32(_NEG32, min(sc, np.int32(0)))), sc)
         ws[0, u] = dg
         o = add32(sub32(dg, OE32), mul32(add32(u, 1), E32))
         ws[1, u] = o if dg >= dd[rb + u] else _NEG32
@@ -144,17 +145,6 @@ def _cells(ws, dd, rb, lw, lb, un, Y, E, OE, links):
     return np.int64(end)
 
 
-@njit(cache=True, inline="always")
-def _lowest_score(sub, a):
-    """The lowest score of row ``a`` (the passes add scores in int32: a score near
-    the int32 minimum could wrap; such rows take the scalar sweep)."""
-    m = np.int32(0)
-    for k in range(sub.shape[1]):
-        v = sub[a, k]
-        m = v if v < m else m
-    return m
-
-
 @njit(cache=True)
 def scratch(n):
     """(ws, wl): scratch of the passes for rows of up to ``n`` cells.
@@ -179,7 +169,7 @@ def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, O
     """
     n = hi - col
     if (masked or not trim or n < MIN_CELLS or Y > MAX_Y or OE <= 0 or E < 0
-            or n * E + OE >= MAX_SPAN or _lowest_score(sub, a) <= -MAX_SPAN):
+            or n * E + OE >= MAX_SPAN):
         return _scalar(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE,
                        row, M, N, trim, boundary, tb, t0, tw, mk, masked, stamp)
     lo = col

@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .prefetch import prefetch
+
 #: ASCII byte -> 2-bit code; -1 for every byte that cannot be part of a seed word.
 CODES = np.full(256, -1, dtype=np.int8)
 for _ch, _v in zip(b"ACGT", range(4)):
@@ -118,47 +120,64 @@ def query_keys(key, trans, flips, keys, allow):
 # --- Building the index ----------------------------------------------------------------
 
 
+#: Window ends between the pass computing a key (and asking for its directory entry)
+#: and the pass using it; the fill asks for the position slot half-way.
+INDEX_AHEAD = 32
+INDEX_RING = 2 * INDEX_AHEAD
+
+
 @njit(cache=True)
-def _count_windows(codes, seed_len, step, care_off, care_bits, low_bits, counts):
-    """Pass 1: number of indexed windows per key bucket; returns the total."""
+def _index_pass(codes, seed_len, step, care_off, care_bits, low_bits, table, pos, low, fill):
+    """One pass over the indexed windows, in target order.
+
+    Counting (``fill`` False): ``table[b + 1]`` += the windows of bucket b; returns
+    their total.  Filling (``fill`` True): ``table[b]`` is a cursor starting at the
+    end of bucket b and each window end is placed just below it, so positions
+    (scanned ascending) land in descending order.
+
+    Both passes are bound by memory latency (a random directory entry per window, in
+    a directory far larger than the cache), so each key is computed ``INDEX_AHEAD``
+    windows before it is used and its entry fetched meanwhile (a hint: the same
+    index without it).
+    """
+    n = codes.shape[0]
+    ring = np.empty(INDEX_RING, np.int64)      # key of window end i + 1, or -1
+    mask = (1 << low_bits) - 1
     run = 0
     total = 0
-    for i in range(codes.shape[0]):
-        if codes[i] < 0:
-            run = 0
+    for i in range(n + INDEX_AHEAD):
+        if i < n:
+            key = -1
+            if codes[i] < 0:
+                run = 0
+            else:
+                run += 1
+                if run >= seed_len and (i + 1) % step == 0:
+                    key = window_key(codes, i + 1, care_off, care_bits)
+                    prefetch(table, key >> low_bits)
+            ring[i % INDEX_RING] = key
+        h = i - INDEX_AHEAD // 2
+        if fill and 0 <= h < n:
+            key = ring[h % INDEX_RING]
+            if key >= 0:
+                prefetch(pos, table[key >> low_bits] - 1)
+        u = i - INDEX_AHEAD
+        if u < 0:
             continue
-        run += 1
-        end = i + 1
-        if run >= seed_len and end % step == 0:
-            key = window_key(codes, end, care_off, care_bits)
-            counts[(key >> low_bits) + 1] += 1
-            total += 1
-    return total
-
-
-@njit(cache=True)
-def _fill_windows(codes, seed_len, step, care_off, care_bits, low_bits, cursor, pos, low):
-    """Pass 2: place each window end, filling each bucket from its top down.
-
-    ``cursor[b]`` starts at the end of bucket b, so positions (scanned ascending)
-    land in descending order.
-    """
-    run = 0
-    mask = (1 << low_bits) - 1
-    for i in range(codes.shape[0]):
-        if codes[i] < 0:
-            run = 0
+        key = ring[u % INDEX_RING]
+        if key < 0:
             continue
-        run += 1
-        end = i + 1
-        if run >= seed_len and end % step == 0:
-            key = window_key(codes, end, care_off, care_bits)
-            b = key >> low_bits
-            cursor[b] -= 1
-            j = cursor[b]
-            pos[j] = end
+        b = key >> low_bits
+        if fill:
+            j = table[b] - 1
+            table[b] = j
+            pos[j] = u + 1
             if low_bits > 0:
                 low[j] = key & mask
+        else:
+            table[b + 1] += 1
+            total += 1
+    return total
 
 
 @njit(cache=True)
@@ -235,11 +254,13 @@ def build_index_arrays(codes: np.ndarray, seed_len: int, step: int, care_off: np
     # one directory array, reused as the fill cursor: memory is the directory
     # plus the positions, nothing more (the directory dominates for 24-bit seeds)
     counts = np.zeros(nbuckets + 1, dtype=pos_dtype)
-    total = _count_windows(codes, seed_len, step, care_off, care_bits, low_bits, counts)
+    total = _index_pass(codes, seed_len, step, care_off, care_bits, low_bits, counts,
+                        counts[:0], counts[:0].view(np.uint8), False)
     np.cumsum(counts, out=counts)          # counts[b + 1] = end of bucket b
     pos = np.empty(total, dtype=pos_dtype)
     low = np.empty(total if low_bits > 0 else 0, dtype=np.uint8)
-    _fill_windows(codes, seed_len, step, care_off, care_bits, low_bits, counts[1:], pos, low)
+    _index_pass(codes, seed_len, step, care_off, care_bits, low_bits, counts[1:], pos, low,
+                True)
     counts[:-1] = counts[1:]               # the fill left counts[b + 1] = start of b
     counts[-1] = total
     dir_ = counts

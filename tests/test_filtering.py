@@ -315,3 +315,34 @@ def test_prefetch_is_a_harmless_hint():
     sig = filtering.search_strand.signatures[0]
     fresh.compile(sig)
     assert "@llvm.prefetch" in fresh.inspect_llvm(sig)
+
+
+def test_diagonal_hash_width_does_not_change_the_hsps():
+    """The diagonal hash is int32 unless a query strand's positions need int64
+    (``diag_hash``); both widths give the same HSPs, in the same order."""
+    from fastz.kernels import filtering
+    from fastz.kernels.seeding import char_codes
+
+    assert filtering.diag_hash(10_000).dtype == np.int32
+    assert filtering.diag_hash(2**31 - 1).dtype == np.int64
+    rng = np.random.default_rng(7)
+    t = rng.choice(ACGT, 60_000)
+    # the query: 30 pieces of the target with 10 % substitutions between random spacers
+    pieces = []
+    for start in rng.integers(0, 59_000, 30):
+        piece = t[start:start + 600].copy()
+        sub = rng.random(piece.shape[0]) < 0.1
+        piece[sub] = rng.choice(ACGT, int(sub.sum()))
+        pieces += [piece, rng.choice(ACGT, 300)]
+    q = np.concatenate(pieces)
+    t, q = np.append(t, 0).astype(np.uint8), np.append(q, 0).astype(np.uint8)
+    index = build_index(t, parse_seed("12of19"))
+    s = index.spec
+    args = (index.dir_, index.low, index.pos, index.low_bits, s.length, s.care_off,
+            s.care_bits, s.flips, s.resolve_off, 1, t, q, char_codes(q),
+            t.shape[0] - 1, q.shape[0] - 1, SS.masked, 910, 3000, 3000, 9000,
+            filtering.MODE_XDROP)
+    rows32, raw32 = filtering.search_strand(*args, filtering.diag_hash(q.shape[0]))
+    rows64, raw64 = filtering.search_strand(*args, np.zeros(filtering.DIAG_HASH_SIZE, np.int64))
+    assert rows32.shape[0] > 10 and raw32 == raw64
+    assert np.array_equal(rows32, rows64)

@@ -254,7 +254,8 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                 index.dir_, index.low, index.pos, index.low_bits,
                 spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
                 trans, t, q, qcodes, len1, len2,
-                table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode, self_mode)
+                table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode,
+                kfilt.diag_hash(len2), self_mode)
     hsps = _as_hsps(rows)
     if mode == kfilt.MODE_NOEXTEND and hsps.shape[0]:
         hsps["score"] = kfilt.score_segments(t, q, hsps["pos1"], hsps["pos2"], hsps["length"], table)

@@ -139,3 +139,4 @@ class StrandResult:
     strand: str                   # "+" or "-"
     alignments: Alignments
     stats: dict = field(default_factory=dict)
+    text: str | None = None       # the strand's output, when a worker rendered it

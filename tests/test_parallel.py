@@ -1,4 +1,5 @@
 """Parallel paths: any number of workers/threads gives lastz's exact output."""
+import itertools
 import os
 import signal
 import subprocess
@@ -27,6 +28,9 @@ CASES = [
     ("mlc_testdata_pair", ["target.fa[multiple]", "query.fa", "--format=axt"]),
     ("mers_ref_vs_46isolates", ["target.fa", "query.fa", "--format=maf", "--strand=minus"]),
     ("dwv_vs_vdv1", ["target.fa", "query.fa", "--nogfextend", "--format=general"]),
+    # formats the workers render themselves (Writer.strands_apart)
+    ("mers_ref_vs_46isolates", ["target.fa", "query.fa"]),
+    ("dwv_vs_vdv1", ["target.fa", "query.fa", "--format=cigar"]),
 ]
 
 
@@ -37,6 +41,36 @@ def test_workers_give_lastz_output(pair, args):
     for workers in (1, 2, 4):
         got = drop_version(_fastz([*args, f"--workers={workers}"], cwd))
         assert got == want, f"--workers={workers}"
+
+
+@pytest.mark.parametrize("fmt,apart", [
+    ("lav", True), ("maf", True), ("cigar", True),
+    ("axt", False), ("general", False), ("lav+text", False), ("sam", False)])
+def test_workers_format_strands_where_the_format_allows(fmt, apart):
+    """lav, maf and cigar text depends on its strand alone: the workers format it and
+    the parent only writes it; formats numbering or heading across strands (and
+    lav+text, which writes to stdout too) are formatted in the parent."""
+    from fastz.pipeline.parallel import parallel_results
+    from fastz.records import StrandResult
+    cwd = os.getcwd()
+    os.chdir(PAIRS / "mers_ref_vs_46isolates")
+    try:
+        al = Aligner(Options.from_argv(["target.fa", "query.fa", f"--format={fmt}"]))
+        units = []
+        for q in itertools.islice(iter_queries(al.opts.query, al.opts), 2):
+            units += [(q, "+"), (reverse_complement_sequence(q), "-")]
+        got = list(parallel_results(al, iter(units), 2))
+        assert [(r.query.name, r.strand) for r in got] == [(q.name, s) for q, s in units]
+        assert sum(len(r.alignments) for r in got) > 0
+        writer = al.strand_renderer()
+        assert (writer is not None) == apart
+        for r in got:
+            assert (r.text is not None) == apart
+            if apart:
+                plain = StrandResult(r.query, r.strand, r.alignments, dict(r.stats))
+                assert r.text == writer.render(plain)
+    finally:
+        os.chdir(cwd)
 
 
 def _strand_inputs(pair, argv):

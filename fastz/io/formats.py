@@ -27,6 +27,7 @@ Conventions for the caller (the pipeline):
 """
 from __future__ import annotations
 
+import io
 import sys
 from dataclasses import dataclass, replace
 from typing import TextIO
@@ -257,6 +258,20 @@ class Writer:
         num_masked = (result.stats or {}).get("num_masked")
         if num_masked is not None:
             self.x_stanza(int(num_masked))
+
+    #: True where a strand's text depends on that strand alone (no numbering or
+    #: header state carried from strand to strand): then worker processes render it
+    #: (``render``) and the parent only writes it out.
+    strands_apart = False
+
+    def render(self, result: StrandResult) -> str:
+        """``write(result)``'s text, as a string."""
+        out, self.out = self.out, io.StringIO()
+        try:
+            self.write(result)
+            return self.out.getvalue()
+        finally:
+            self.out = out
 
     def footer(self) -> None:
         """Job footer, then ``# lastz end-of-file`` with --markend."""

@@ -42,6 +42,8 @@ class LavWriter(Writer):
         super().__init__(*args, **kw)
         if self.tinfo.partitioned:
             raise OptionsError("multiple action cannot be used with --lav")
+        # lav+text sends part of its text to stdout (stdout_for_quirks)
+        self.strands_apart = self.spec.variant != "text"
 
     def job_header(self) -> None:
         o = self.opts

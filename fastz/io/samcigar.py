@@ -104,6 +104,8 @@ def _query_bases(v: AlnView, p2: Place, soft: bool) -> str:
 class CigarWriter(Writer):
     """``--format=cigar``: Exonerate-style ``cigar:`` lines."""
 
+    strands_apart = True
+
     def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
         out = []
         for v in vs:

@@ -80,6 +80,8 @@ def _nbytes(name: str) -> int:
 class MafWriter(Writer):
     """``maf``, ``maf+`` (comments), ``maf-`` (no header), ``~maf``, ``mafsegments``."""
 
+    strands_apart = True
+
     def job_header(self) -> None:
         if self.spec.variant == "-":
             return

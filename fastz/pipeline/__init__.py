@@ -77,6 +77,23 @@ class Aligner:
         self.two_pass = (self.opts.dp == "split"
                          or (self.opts.dp == "auto" and not self.opts.gfextend))
 
+    def strand_renderer(self):
+        """A writer for worker processes to format strands with (``Writer.render``), or
+        None where the format carries state from strand to strand (numbering, headers),
+        writes a second file (--rdotplot) or cannot be set up (the parent's own writer
+        then reports why, at its usual place in the run)."""
+        import io
+
+        from ..io.formats import make_writer
+        if getattr(self.opts, "rdotplot", None):
+            return None
+        try:
+            w = make_writer(self.opts, self.scores, self.target, _query_filename(self.opts),
+                            io.StringIO())
+        except FastzError:
+            return None
+        return w if w.strands_apart else None
+
     def strand(self, query: Sequence, strand: str, threads: int = 1, hsps=None,
                gappedthresh: int | None = None) -> StrandResult:
         """Align one query strand (``query`` is already the strand buffer).
@@ -267,7 +284,10 @@ def run(opts: Options) -> int:
                 for res in itertools.chain([first], results):
                     if "truncations" in res.stats:
                         report_truncations(res.stats.pop("truncations"))
-                    writer.write(res)
+                    if res.text is not None:
+                        writer.out.write(res.text)   # formatted by a worker
+                    else:
+                        writer.write(res)
                     progress.update(res.query.name, res.strand, len(res.query),
                                     len(res.alignments))
         finally:

@@ -5,7 +5,9 @@ except the read-only target and its seed index (spec section 0), so strands are
 independent and their outputs identical to a sequential run.  Workers are
 forked after the target, its index and the compiled kernels exist, so they
 inherit all three (copy-on-write) instead of rebuilding or unpickling them;
-only the query strand goes to a worker and only its alignments come back.
+only the query strand goes to a worker and only its alignments come back, with
+their text already formatted where the output format allows it
+(``Writer.strands_apart``).
 Results are written in submission order, with a bounded number in flight so
 memory stays at a few query strands.
 """
@@ -22,6 +24,7 @@ from ..errors import FastzError
 from ..records import Sequence, StrandResult
 
 _ALIGNER = None     # set in the parent before forking; inherited by the workers
+_RENDER = None      # the writer the workers render strands with, or None (the parent does)
 _BUSY = None        # strands being aligned now, counted across the workers (mp.Value)
 _TOTAL = 1          # the number of workers
 
@@ -50,11 +53,14 @@ def _align_unit(query: Sequence, strand: str, threads: int):
         _BUSY.value += 1
     try:
         res = _ALIGNER.strand(query, strand, threads)
+        # formatting is a tenth of a strand's work in default mode: done here, in
+        # parallel, it is not a serial tail in the parent
+        text = _RENDER.render(res) if _RENDER is not None else None
     finally:
         with _BUSY.get_lock():
             _BUSY.value -= 1
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
-    return res.alignments, stats, res.stats
+    return res.alignments, stats, res.stats, text
 
 
 def _merge_stats(into: dict, more: dict) -> None:
@@ -65,8 +71,9 @@ def _merge_stats(into: dict, more: dict) -> None:
 def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
                      workers: int) -> Iterator[StrandResult]:
     """Align ``units`` (query strand buffer, strand) in ``workers`` processes, in order."""
-    global _ALIGNER, _BUSY, _TOTAL
+    global _ALIGNER, _BUSY, _TOTAL, _RENDER
     _ALIGNER = aligner
+    _RENDER = aligner.strand_renderer()
     ctx = mp.get_context("fork")
     _BUSY, _TOTAL = ctx.Value("i", 0), workers
     pending: deque = deque()
@@ -87,11 +94,11 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
         raise FastzError("a worker process died unexpectedly (killed, or out of memory); "
                          "no output was completed") from None
     finally:
-        _ALIGNER, _BUSY = None, None
+        _ALIGNER, _BUSY, _RENDER = None, None, None
 
 
 def _collect(aligner, item) -> StrandResult:
     query, strand, fut = item
-    alns, stats, extra = fut.result()
+    alns, stats, extra, text = fut.result()
     _merge_stats(aligner.stats, stats)
-    return StrandResult(query, strand, alns, extra)
+    return StrandResult(query, strand, alns, extra, text)

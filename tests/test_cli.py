@@ -136,3 +136,25 @@ def test_python_dash_m(tmp_path):
                          env={"PYTHONPATH": str(__import__("pathlib").Path(cli.__file__)
                                                 .parents[1]), "PATH": "/usr/bin:/bin"})
     assert res.returncode == 0 and res.stdout.startswith("fastz ")
+
+
+def test_quick_exit_flushes_the_whole_output(tmp_path):
+    """After an alignment run the process leaves without the interpreter's teardown
+    (``cli._exit``): what it wrote to a pipe is complete, byte for byte the --output
+    file's, and a reader that goes away early gives exit status 141, no traceback."""
+    from conftest import PAIRS
+    cwd = PAIRS / "mito_human_orang"
+    args = [sys.executable, "-m", "fastz", "target.fa", "query.fa", "--nogfextend", "--nogapped",
+            "--format=maf-"]                    # 0.8 MB, more than a pipe holds
+    piped = subprocess.run(args, cwd=cwd, capture_output=True)
+    assert piped.returncode == 0, piped.stderr.decode()
+    out = tmp_path / "out.maf"
+    to_file = subprocess.run([*args, f"--output={out}"], cwd=cwd, capture_output=True)
+    assert to_file.returncode == 0 and to_file.stdout == b""
+    assert len(piped.stdout) > 500_000 and piped.stdout == out.read_bytes()
+    # a reader that takes the first bytes and closes the pipe
+    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(100)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141 and "Traceback" not in err

@@ -214,6 +214,13 @@ class _FastzGroup(click.Group):
             ctx.meta["fastz.workflow_words"] = list(args[1:])
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # click itself turns an EPIPE into a silent exit 1: keep it ours (141)
+            raise ClosedPipe() from None
+
 
 @click.group(cls=_FastzGroup, add_help_option=False)
 def cli():
@@ -251,11 +258,7 @@ def align_cmd(ctx, words):
         click.echo(show_defaults_text(opts.resolved(scores), scores), nl=False)
         return 0
     from .pipeline import run
-    try:
-        code = run(opts)
-    except BrokenPipeError:
-        # click itself turns an EPIPE into a silent exit 1: keep it ours (141)
-        raise ClosedPipe() from None
+    code = run(opts)
     global _QUICK_EXIT
     _QUICK_EXIT = True          # the output is complete and closed, the workers gone
     return 0 if code is None else int(code)

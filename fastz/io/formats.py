@@ -240,7 +240,11 @@ class Writer:
         self.generic(f"step={int(self.opts.step)}")
 
     def write(self, result: StrandResult) -> None:
-        """One query strand's alignments, in the given order."""
+        """One query strand's alignments, in the given order (its text as is when a
+        worker already rendered it)."""
+        if result.text is not None:
+            self.out.write(result.text)
+            return
         q = result.query
         rev2 = (result.strand == "-") != bool(q.revcomp)
         qinfo = SeqInfo(q, rev2, "seq2")

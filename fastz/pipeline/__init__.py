@@ -284,10 +284,7 @@ def run(opts: Options) -> int:
                 for res in itertools.chain([first], results):
                     if "truncations" in res.stats:
                         report_truncations(res.stats.pop("truncations"))
-                    if res.text is not None:
-                        writer.out.write(res.text)   # formatted by a worker
-                    else:
-                        writer.write(res)
+                    writer.write(res)
                     progress.update(res.query.name, res.strand, len(res.query),
                                     len(res.alignments))
         finally:

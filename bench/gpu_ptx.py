@@ -76,6 +76,8 @@ def main() -> int:
     kernels = [("inspector, one extension per thread", extension._inspect_kernel, inspect),
                ("pruned executor", extension._execute_kernel, execute),
                ("inspector, one warp per extension", warp._inspect_warp_kernel, inspect),
+               ("pruned executor, one warp per extension", warp._execute_warp_kernel,
+                execute),
                ("seed hits: count per query position", seedhits._count_kernel, count),
                ("seed hits: fill", seedhits._fill_kernel, fill),
                ("seed hits: x-drop per diagonal bucket", seedhits._bucket_kernel, bucket)]

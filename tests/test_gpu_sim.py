@@ -217,6 +217,40 @@ def test_warp_inspector_flags_match_twin():
     assert flagged == ST_OVERFLOW | ST_TRUNCATED
 
 
+
+def _executor_case(seed):
+    """A random pair of 30-90 bp and four sides (the corners and two random ones)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(30, 90))
+    t, q = make_pair(seed, n, rate_indel=(0.03, 0.08, 0.15)[seed % 3], ns=True, soft=True)
+    T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
+    return T, Q, [(0, 0, 0), (1, len(t) - 1, len(q) - 1)] + random_sides(rng, t, q, 2)
+
+
+@needs_sim
+@pytest.mark.parametrize("seed,Y,width", [(43, 600, 256), (2, 1200, 128), (31, 600, 1024),
+                                          (3, 9400, 1024)])
+def test_warp_executor_matches_twin(seed, Y, width):
+    """Row-parallel pruned executor (coalesced link writes) == the thread executor twin:
+    every link byte of the dense region and the traced ops.  The first three cases
+    have rows the inspector swept past the end column, where the executor must take
+    the row's right bound from the inspector's record: ignoring the record changes
+    link bytes in each of them (checked with a mutated twin)."""
+    from fastz.kernels.gpu import warp
+    sys.setswitchinterval(1e-4)
+    T, Q, sides = _executor_case(seed)
+    b = Batch(T, Q, sides, width=width).inspect(X.inspect_cpu, Y=Y)
+    ex_cpu, tb_cpu = b.execute(X.execute_cpu, Y=Y)
+    ex_gpu, tb_gpu = b.execute(warp.execute_warp_gpu, Y=Y)
+    assert len(ex_cpu) >= 1                         # sides past the eager corner
+    cut = 0                          # rows the inspector swept past the end column
+    for k in ex_cpu:
+        er, ec, r0 = b.out[k, O_END_R], b.out[k, O_END_C], b.roff[k]
+        cut += int((b.rows[r0 + 1:r0 + 2 * er + 1:2] > ec + 1).sum())
+    assert cut > 0 or Y == 9400
+    assert ex_cpu == ex_gpu
+    np.testing.assert_array_equal(tb_cpu, tb_gpu)
+
 # --- 3. the resolution claim ---------------------------------------------------------------
 
 def _captured_strands(argv, monkeypatch, capsys):
@@ -313,7 +347,8 @@ def test_gpu_backend_end_to_end_matches_cpu_and_lastz(shared_pairs, capsys):
 
 @needs_sim
 def test_gpu_backend_warp_mapping_end_to_end(tmp_path, capsys, monkeypatch):
-    """The warp mapping through the whole --backend=gpu path, on a 120 bp homolog pair."""
+    """The warp mapping (inspector and executor) through the whole --backend=gpu path, on
+    a 120 bp homolog pair: sides past the eager corner go through the warp executor."""
     sys.setswitchinterval(1e-4)
     monkeypatch.setenv("FASTZ_GPU_MAPPING", "warp")
     t, q = make_pair(17, 120, rate_sub=0.04, rate_indel=0.01)
@@ -322,9 +357,11 @@ def test_gpu_backend_warp_mapping_end_to_end(tmp_path, capsys, monkeypatch):
     args = [str(tmp_path / "t.fa"), str(tmp_path / "q.fa"), "--ydrop=600", "--format=general",
             "--strand=plus"]
     cpu = _run_fastz([*args, "--backend=cpu"], capsys)
-    gpu = _run_fastz([*args, "--backend=gpu"], capsys)
+    gpu, st = _twin_run(args, capsys, tmp_path, "warp")
     assert gpu == cpu and cpu.count(b"\n") >= 2
     assert drop_version(run_lastz(args)) == drop_version(cpu)
+    assert st["gpu_mapping"] == "gpu/warp/warp"
+    assert int(st["gpu_sides_eager"]) < int(st["gpu_sides"])
 
 
 def test_gpu_path_with_cpu_twins_matches_cpu(shared_pairs, capsys, monkeypatch):
@@ -438,30 +475,38 @@ def test_importing_fastz_needs_no_gpu_stack():
 
 # --- 6. real device (FASTZ_TEST_REAL_GPU=1) ---------------------------------------------------
 
+def on_device(fn):
+    """``fn`` run on device copies of its array arguments, which are copied back after."""
+    def run(*args):
+        dev = [device.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+        fn(*dev)
+        device.synchronize()
+        for a, d in zip(args, dev):
+            if isinstance(a, np.ndarray) and d is not a:
+                a[...] = device.to_host(d)
+    return run
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not REAL, reason="needs FASTZ_TEST_REAL_GPU=1 and a CUDA device")
 @pytest.mark.parametrize("mapping", ["thread", "warp"])
 def test_real_device_kernels_match_twins(mapping):
+    """Inspector and executor of each mapping on the device == the CPU twins."""
     from fastz.kernels.gpu import warp
     assert device.probe()[0], device.probe()[1]
     rng = np.random.default_rng(5)
     t, q = make_pair(1, 4000, rate_indel=0.05)
     T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
     sides = random_sides(rng, t, q, 300) + [(0, 0, 0), (1, len(t) - 1, len(q) - 1)]
+    inspect, execute = ((warp.inspect_warp_gpu, warp.execute_warp_gpu) if mapping == "warp"
+                        else (X.inspect_gpu, X.execute_gpu))
     cpu = Batch(T, Q, sides, width=4096).inspect(X.inspect_cpu)
-    fn = warp.inspect_warp_gpu if mapping == "warp" else X.inspect_gpu
-    xp = device.xp()
-    g = Batch(T, Q, sides, width=4096)
-    names = ("rev", "a1", "a2", "M", "N", "rcap", "roff", "rows", "cc", "dd", "tbe", "eops", "out")
-    for name in names:
-        setattr(g, name, xp.asarray(getattr(g, name)))
-    g.seqs = tuple(xp.asarray(s) for s in g.seqs)
-    sub = SUB
-    fn(*g.seqs, g.rev, g.a1, g.a2, g.M, g.N, xp.asarray(sub), 30, 430, 9400, True, 1 << 40,
-       g.cc, g.dd, g.width, g.tbe, g.eops, g.rows, g.roff, g.rcap, g.out)
-    device.synchronize()
-    for name in ("out", "eops", "rows", "tbe"):
-        np.testing.assert_array_equal(getattr(cpu, name), device.to_host(getattr(g, name)))
+    gpu = Batch(T, Q, sides, width=4096).inspect(on_device(inspect))
+    same_batches(cpu, gpu)
+    ex_cpu, tb_cpu = cpu.execute(X.execute_cpu)
+    ex_gpu, tb_gpu = cpu.execute(on_device(execute))
+    assert len(ex_cpu) > 10 and ex_cpu == ex_gpu
+    np.testing.assert_array_equal(tb_cpu, tb_gpu)
 
 
 @pytest.mark.gpu

@@ -45,7 +45,7 @@ MAX_ROUNDS = 64                    # then the CPU extends the rest
 class _Engine:
     """Array module + kernels for one execution target."""
 
-    def __init__(self, kind: str, mapping: str):
+    def __init__(self, kind: str, mapping: tuple[str, str]):
         from ..kernels import device
         from ..kernels.gpu import extension
         self.kind = kind
@@ -63,12 +63,12 @@ class _Engine:
             self.xp = device.xp()
             self.to_dev = device.to_device
             self.to_host = device.to_host
-            if mapping == "warp":
-                from ..kernels.gpu import warp
-                self.inspect = warp.inspect_warp_gpu
-            else:
-                self.inspect = extension.inspect_gpu
-            self.execute = extension.execute_gpu
+            from ..kernels.gpu import warp
+            inspector, executor = mapping
+            self.inspect = (warp.inspect_warp_gpu if inspector == "warp"
+                            else extension.inspect_gpu)
+            self.execute = (warp.execute_warp_gpu if executor == "warp"
+                            else extension.execute_gpu)
             self.streams = device.streams(STREAMS)
             self.batch = SIM_BATCH if device.simulated() else BATCH
 
@@ -101,9 +101,15 @@ class _Engine:
             self.device.release_memory()
 
 
-def _mapping() -> str:
-    m = os.environ.get("FASTZ_GPU_MAPPING", "thread")
-    return m if m in ("thread", "warp") else "thread"
+def _mapping(trim: bool) -> tuple[str, str]:
+    """(inspector, executor) mapping: "thread" (one extension per thread) or "warp"
+    (one warp per extension, row-parallel; LASTZ's default trimming only)."""
+    if not trim:
+        return "thread", "thread"
+    inspector = os.environ.get("FASTZ_GPU_MAPPING", "thread")
+    inspector = inspector if inspector in ("thread", "warp") else "thread"
+    executor = os.environ.get("FASTZ_GPU_EXECUTOR", inspector)
+    return inspector, executor if executor in ("thread", "warp") else inspector
 
 
 def run_sides(eng: _Engine, seqs, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells):
@@ -277,7 +283,7 @@ def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_
         engine = "twin"
     if os.environ.get("FASTZ_GPU_ROUNDS") == "0":   # developer knob: all in one round
         rounds = False
-    mapping = _mapping() if trim else "thread"
+    mapping = _mapping(trim)
     near_diag, near_pos = NEAR_DIAG, NEAR_POS
     if os.environ.get("FASTZ_GPU_NEAR"):          # developer knob: "diag,pos" (0,0 = all)
         near_diag, near_pos = (int(v) for v in os.environ["FASTZ_GPU_NEAR"].split(","))
@@ -334,7 +340,7 @@ def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_
         stats["gpu_cells_inspector"] = stats.get("gpu_cells_inspector", 0) + cells
         stats["gpu_sides_eager"] = stats.get("gpu_sides_eager", 0) + eager
         stats["gpu_rounds"] = stats.get("gpu_rounds", 0) + nrounds
-        stats["gpu_mapping"] = f"{engine}/{mapping}"
+        stats["gpu_mapping"] = f"{engine}/{'/'.join(mapping)}"
         stats["gpu_batches_halved"] = stats.get("gpu_batches_halved", 0) + eng.retries
     return order, al[:meta[M_NAL]], ops[:meta[M_NOPS]], st, trunc[:ntrunc]
 

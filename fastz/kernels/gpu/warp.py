@@ -251,36 +251,36 @@ def _chunk(lane, sh, col, act, c, d, i_in, best, Y, E, OE):
 
 
 @cuda.jit(device=True)
-def _warp_side(k, lane, sh, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, tb_cells,
-               cc, dd, width, tbe, eops, rows, roff, rcap, out):
-    M = Mv[k]
-    N = Nv[k]
-    if M <= 0 or N <= 0:
-        if lane == 0:
-            for f in range(O_NOPS):
-                out[k, f] = 0
-            out[k, O_NOPS] = 0
-        return
+def _operands(k, Tf, Tr, Qf, Qr, rev, a1, a2):
+    """(A, s1, B, b0) of side k: the forward or reversed buffers and their offsets."""
     s1, b0 = _side_setup(rev[k], a1[k], a2[k], Tf.shape[0], Qf.shape[0])
     if rev[k]:
-        A = Tr
-        B = Qr
-    else:
-        A = Tf
-        B = Qf
+        return Tr, s1, Qr, b0
+    return Tf, s1, Qf, b0
+
+
+@cuda.jit(device=True)
+def _warp_sweep(lane, sh, A, s1, B, b0, M, N, sub, E, OE, Y, tb_cells, cc, dd, w0, width,
+                tb, t0, tw, trows, rows, r0, rc, execute, exec_r, exec_c):
+    """``dpcells.one_side`` (trim only) by one warp: inspector or pruned executor.
+
+    Same arguments and results as ``one_side``, on every lane.  Links of row r < trows,
+    column c < tw go to ``tb[t0 + r * tw + c]``: the lanes of a chunk own consecutive
+    columns, so the executor's dense traceback is written 32 bytes at a time (FastZ's
+    coalesced traceback writes), where one thread per side writes one byte at a time.
+    """
+    if M <= 0 or N <= 0:
+        return 0, int64(0), 0, 0, 0, 0, 0
     tail = _side_tail(E, Y, N)
     if tail + 2 > width:
-        if lane == 0:
-            for f in range(O_NOPS):
-                out[k, f] = 0
-            out[k, O_STATUS] = ST_OVERFLOW
-            out[k, O_NOPS] = -1
-        return
+        return ST_OVERFLOW, int64(0), 0, 0, 0, 0, 0
     mask = width - 1
-    w0 = k * width
-    t0 = k * EAGER_CELLS
-    r0 = roff[k]
-    rc = rcap[k]
+    if execute:
+        clip = exec_c + 1
+        row_end = exec_r
+    else:
+        clip = N + 2
+        row_end = M
     # --- row 0: insertions while the previous value is >= -Y -------------------------
     if Y < OE:
         lim = 1
@@ -289,46 +289,57 @@ def _warp_side(k, lane, sh, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, 
     else:
         lim = N
     n0 = N if N < lim else lim
+    if n0 > clip - 1:
+        n0 = clip - 1
     for col in range(lane, n0 + 1, WARP):
         if col == 0:
             cc[w0] = 0
             dd[w0] = -OE
-            tbe[t0] = 0
+            if tw > 0 and trows > 0:
+                tb[t0] = 0
         else:
             v = -OE - (col - 1) * E
             cc[w0 + (col & mask)] = v
             dd[w0 + (col & mask)] = v - OE
-            if col < EAGER:
-                tbe[t0 + col] = FROM_I
-    RY = n0 + 1
-    used = RY
-    cells = RY
+            if col < tw and trows > 0:
+                tb[t0 + col] = FROM_I
+    used = n0 + 1
+    cells = used
+    if execute:
+        RY = int64(rows[r0 + 1])
+    else:
+        RY = n0 + 1
+        if rc > 0 and lane == 0:
+            rows[r0] = 0
+            rows[r0 + 1] = RY
     LY = 0
     max_ry = RY
     last_row = 0
     end1 = 0
     end2 = 0
-    best = 0
+    best = int64(0)
     status = 0
-    if rc > 0 and lane == 0:
-        rows[r0] = 0
-        rows[r0 + 1] = RY
     _sync()
     row = 1
-    while row <= M:
+    while row <= row_end:
         prev_ly = LY
+        if execute:
+            best = int64(rows[r0 + 2 * row])
         if RY - prev_ly + tail + 2 > width:
             status |= ST_OVERFLOW
             break
         if RY < LY:
             RY = LY
-        if used + (RY - LY) + tail >= tb_cells:
-            status |= ST_TRUNCATED
-            break
-        if row < rc and lane == 0:
-            rows[r0 + 2 * row] = best
+        if not execute:
+            if used + (RY - LY) + tail >= tb_cells:
+                status |= ST_TRUNCATED
+                break
+            if row < rc and lane == 0:
+                rows[r0 + 2 * row] = best
+        tw_row = tw if row < trows else 0
+        tbase = t0 + row * tw
         a = A[s1 + row]
-        hi = RY
+        hi = RY if RY < clip else clip
         ly0 = LY
         i = int64(NEG)
         np_col = ly0
@@ -383,8 +394,8 @@ def _warp_side(k, lane, sh, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, 
                         ia = ie
                         link |= I_EXT
                     cc[slot] = c
-                if row < EAGER and col < EAGER:
-                    tbe[t0 + row * EAGER + col] = link
+                if col < tw_row:
+                    tb[tbase + col] = link
             else:
                 ia = ij
             live = act and not pr
@@ -411,54 +422,51 @@ def _warp_side(k, lane, sh, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, 
         last_row = row
         if LY >= RY:
             break
-        if RY > np_col + 1:
-            RY = np_col + 1
+        if execute and RY > clip:
+            # the sweep was cut at the executor's region: the inspector's bound
+            RY = int64(rows[r0 + 2 * row + 1])
         else:
-            # prolong the row with insertions for the overhang of the row above
-            nprol = 0
-            if i >= best - Y and RY <= N:
-                room = N - RY + 1
-                if E > 0:
-                    nprol = (i - (best - Y)) // E + 1
-                    if nprol > room:
+            if RY > np_col + 1:
+                RY = np_col + 1
+            else:
+                # prolong the row with insertions for the overhang of the row above
+                nprol = 0
+                if i >= best - Y and RY <= N:
+                    room = N - RY + 1
+                    if E > 0:
+                        nprol = (i - (best - Y)) // E + 1
+                        if nprol > room:
+                            nprol = room
+                    else:
                         nprol = room
-                else:
-                    nprol = room
-            for t in range(lane, nprol, WARP):
-                col = RY + t
-                v = i - t * E
-                slot = w0 + (col & mask)
-                cc[slot] = v
-                dd[slot] = v - OE
-                if row < EAGER and col < EAGER:
-                    tbe[t0 + row * EAGER + col] = FROM_I
-            i -= nprol * E
-            used += nprol
-            RY += nprol
-        if RY <= N:
-            if lane == 0:
-                slot = w0 + (RY & mask)
-                cc[slot] = NEG
-                dd[slot] = NEG
-            RY += 1
-        if row < rc and lane == 0:
-            rows[r0 + 2 * row + 1] = RY
-        if RY > max_ry:
-            max_ry = RY
+                for t in range(lane, nprol, WARP):
+                    col = RY + t
+                    v = i - t * E
+                    slot = w0 + (col & mask)
+                    cc[slot] = v
+                    dd[slot] = v - OE
+                    if col < tw_row:
+                        tb[tbase + col] = FROM_I
+                i -= nprol * E
+                used += nprol
+                RY += nprol
+            if RY <= N:
+                if lane == 0:
+                    slot = w0 + (RY & mask)
+                    cc[slot] = NEG
+                    dd[slot] = NEG
+                RY += 1
+            if not execute and row < rc and lane == 0:
+                rows[r0 + 2 * row + 1] = RY
+            if RY > max_ry:
+                max_ry = RY
         _sync()
         row += 1
     _sync()
-    if lane == 0:
-        out[k, O_STATUS] = status
-        out[k, O_SCORE] = best
-        out[k, O_END_R] = end1
-        out[k, O_END_C] = end2
-        out[k, O_CELLS] = cells
-        out[k, O_LAST_ROW] = last_row
-        out[k, O_MAX_RY] = max_ry
-        out[k, O_NOPS] = -1
-        if status == 0 and end1 < EAGER and end2 < EAGER:
-            out[k, O_NOPS] = _trace_dense(tbe, t0, EAGER, end1, end2, eops, k * EAGER_OPS)
+    if execute:
+        end1 = exec_r
+        end2 = exec_c
+    return status, best, end1, end2, cells, last_row, max_ry
 
 
 @cuda.jit
@@ -470,8 +478,50 @@ def _inspect_warp_kernel(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, tri
     wid = tid // WARP
     k = cuda.blockIdx.x * WARPS_PER_BLOCK + wid
     if k < rev.shape[0]:
-        _warp_side(k, lane, sh_all[wid], Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y,
-                   tb_cells, cc, dd, width, tbe, eops, rows, roff, rcap, out)
+        A, s1, B, b0 = _operands(k, Tf, Tr, Qf, Qr, rev, a1, a2)
+        st, score, er, ec, cells, last_row, max_ry = _warp_sweep(
+            lane, sh_all[wid], A, s1, B, b0, Mv[k], Nv[k], sub, E, OE, Y, tb_cells, cc, dd,
+            k * width, width, tbe, k * EAGER_CELLS, EAGER, EAGER, rows, roff[k], rcap[k],
+            False, 0, 0)
+        if lane == 0:
+            out[k, O_STATUS] = st
+            out[k, O_SCORE] = score
+            out[k, O_END_R] = er
+            out[k, O_END_C] = ec
+            out[k, O_CELLS] = cells
+            out[k, O_LAST_ROW] = last_row
+            out[k, O_MAX_RY] = max_ry
+            out[k, O_NOPS] = -1
+            if st == 0 and er < EAGER and ec < EAGER:
+                out[k, O_NOPS] = _trace_dense(tbe, k * EAGER_CELLS, EAGER, er, ec, eops,
+                                              k * EAGER_OPS)
+
+
+@cuda.jit
+def _execute_warp_kernel(sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, cc,
+                         dd, width, tb, toff, rows, roff, rcap, out, xops, xoff, xn):
+    sh_all = cuda.shared.array((WARPS_PER_BLOCK, NSLOT, 5, WARP), int64)
+    tid = cuda.threadIdx.x
+    lane = tid % WARP
+    wid = tid // WARP
+    j = cuda.blockIdx.x * WARPS_PER_BLOCK + wid
+    if j < sel.shape[0]:
+        k = sel[j]
+        er = out[k, O_END_R]
+        ec = out[k, O_END_C]
+        A, s1, B, b0 = _operands(k, Tf, Tr, Qf, Qr, rev, a1, a2)
+        _warp_sweep(lane, sh_all[wid], A, s1, B, b0, Mv[k], Nv[k], sub, E, OE, Y,
+                    int64(1) << 62, cc, dd, j * width, width, tb, toff[j], ec + 1, er + 1,
+                    rows, roff[k], rcap[k], True, er, ec)
+        if lane == 0:
+            xn[j] = _trace_dense(tb, toff[j], ec + 1, er, ec, xops, xoff[j])
+
+
+def _check(width, trim):
+    if width & (width - 1):
+        raise ValueError("the warp mapping needs a power-of-two work width")
+    if not trim:
+        raise ValueError("the warp mapping implements LASTZ's default trimming only")
 
 
 def inspect_warp_gpu(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
@@ -483,14 +533,25 @@ def inspect_warp_gpu(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, t
     n = rev.shape[0]
     if n == 0:
         return
-    if width & (width - 1):
-        raise ValueError("the warp inspector needs a power-of-two work width")
-    if not trim:
-        raise ValueError("the warp inspector implements LASTZ's default trimming only")
+    _check(width, trim)
     nb = (n + WARPS_PER_BLOCK - 1) // WARPS_PER_BLOCK
     _inspect_warp_kernel[nb, WARP * WARPS_PER_BLOCK, stream](
         Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells, cc, dd, width,
         tbe, eops, rows, roff, rcap, out)
 
 
-__all__ = ["inspect_warp_gpu", "WARPS_PER_BLOCK", "SHARED"]
+def execute_warp_gpu(sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, cc, dd,
+                     width, tb, toff, rows, roff, rcap, out, xops, xoff, xn, stream=0):
+    """``extension.execute_cpu`` on the device, one warp per extension: the lanes write
+    a row's links 32 consecutive bytes at a time.  Same constraints as the inspector."""
+    n = sel.shape[0]
+    if n == 0:
+        return
+    _check(width, trim)
+    nb = (n + WARPS_PER_BLOCK - 1) // WARPS_PER_BLOCK
+    _execute_warp_kernel[nb, WARP * WARPS_PER_BLOCK, stream](
+        sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, cc, dd, width, tb,
+        toff, rows, roff, rcap, out, xops, xoff, xn)
+
+
+__all__ = ["inspect_warp_gpu", "execute_warp_gpu", "WARPS_PER_BLOCK", "SHARED"]

@@ -46,6 +46,8 @@ ST_TRUNCATED = 2       # LASTZ's traceback allocation would run out: the CPU rep
 O_STATUS, O_SCORE, O_END_R, O_END_C, O_CELLS, O_LAST_ROW, O_MAX_RY, O_NOPS = range(8)
 N_OUT = 8
 EAGER_CELLS = EAGER * EAGER    # eager traceback bytes per side
+EAGER_STRIDE = EAGER_CELLS + 4  # a side's corner in shared memory: the 4-byte pad puts
+                               # the same cell of neighbouring threads in different banks
 EAGER_OPS = 2 * EAGER          # eager ops per side (end_r + end_c < 2 * EAGER)
 
 
@@ -357,16 +359,18 @@ def extend_side(Tf, Tr, Qf, Qr, rev, a1, a2, M, N, sub, E, OE, Y, trim, tb_cells
 
 
 def inspect_one(k, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
-                cc, dd, width, tbe, eops, rows, roff, rcap, out):
+                cc, dd, width, tbe, te, eops, rows, roff, rcap, out):
     """The inspector for side k of a batch (body of both inspector kernels).
 
-    Writes ``out[k, :]``; when the end cell lies in the eager 16x16 corner the
-    traceback is finished at once: ``out[k, O_NOPS]`` ops at ``eops[k * EAGER_OPS]``
-    (else O_NOPS is -1 and the executor must run).
+    The links of the eager 16x16 corner go to ``tbe[te:]`` (global memory for the
+    CPU twin, the thread's slot of shared memory on the device).  Writes
+    ``out[k, :]``; when the end cell lies in the corner the traceback is finished
+    at once: ``out[k, O_NOPS]`` ops at ``eops[k * EAGER_OPS]`` (else O_NOPS is -1
+    and the executor must run).
     """
     st, score, er, ec, cells, last_row, max_ry = extend_side(
         Tf, Tr, Qf, Qr, rev[k], a1[k], a2[k], Mv[k], Nv[k], sub, E, OE, Y, trim, tb_cells,
-        cc, dd, k * width, width, tbe, k * EAGER_CELLS, EAGER, EAGER, rows, roff[k], rcap[k],
+        cc, dd, k * width, width, tbe, te, EAGER, EAGER, rows, roff[k], rcap[k],
         False, 0, 0)
     out[k, O_STATUS] = st
     out[k, O_SCORE] = score
@@ -377,7 +381,7 @@ def inspect_one(k, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_
     out[k, O_MAX_RY] = max_ry
     out[k, O_NOPS] = -1
     if st == 0 and er < EAGER and ec < EAGER:
-        out[k, O_NOPS] = trace_dense(tbe, k * EAGER_CELLS, EAGER, er, ec, eops, k * EAGER_OPS)
+        out[k, O_NOPS] = trace_dense(tbe, te, EAGER, er, ec, eops, k * EAGER_OPS)
 
 
 def execute_one(j, sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, cc, dd,
@@ -414,4 +418,4 @@ def compile_cells(jit):
 
 __all__ = ["sweep_row", "one_side", "trace_dense", "side_setup", "extend_side", "inspect_one", "EAGER_CELLS", "EAGER_OPS", "O_STATUS", "O_SCORE", "O_END_R", "O_END_C", "O_CELLS", "O_LAST_ROW", "O_MAX_RY", "O_NOPS",
            "execute_one",
-           "compile_cells", "EAGER", "N_OUT", "ST_OVERFLOW", "ST_TRUNCATED"]
+           "compile_cells", "EAGER", "EAGER_STRIDE", "N_OUT", "ST_OVERFLOW", "ST_TRUNCATED"]

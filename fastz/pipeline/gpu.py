@@ -177,7 +177,8 @@ def _run_batch(eng, dseqs, dsub, rev, a1, a2, Mv, Nv, E, OE, Y, trim, tb_cells, 
     rows = xp.zeros(int(2 * rcap.sum()), np.int32)
     cc = xp.zeros(m * WIDTH, np.int32)
     dd = xp.zeros(m * WIDTH, np.int32)
-    tbe = xp.zeros(m * EAGER_CELLS, np.uint8)
+    tbe = xp.zeros(m * EAGER_CELLS, np.uint8)     # the CPU twins' eager corners (the
+                                                   # device keeps them in shared memory)
     eops = xp.zeros(m * EAGER_OPS, np.uint8)
     out = xp.zeros((m, N_OUT), np.int64)
     # --- inspector, the batch split over the streams ---------------------------

@@ -13,12 +13,15 @@ bin (``fastz.pipeline.gpu``).
 """
 from __future__ import annotations
 
-from numba import cuda, njit, prange
+from numba import cuda, njit, prange, uint8
 
 from .. import dpcells
 from ..device import blocks
+from ..dpcells import EAGER_CELLS, EAGER_STRIDE
 
 THREADS = 64                     # threads per block (tests patch it)
+MAX_THREADS = 64                 # the shared eager corners are sized for this many
+CORNERS = MAX_THREADS * EAGER_STRIDE    # shared bytes of a block's eager corners
 
 _cpu = dpcells.compile_cells(njit(cache=True, nogil=True))
 _gpu = dpcells.compile_cells(cuda.jit(device=True))
@@ -34,10 +37,13 @@ _execute_one_gpu = _gpu.execute_one
 @njit(parallel=True, nogil=True, cache=True)
 def inspect_cpu(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
                 cc, dd, width, tbe, eops, rows, roff, rcap, out):
-    """Inspector over every side of a batch (see ``dpcells.inspect_one``)."""
+    """Inspector over every side of a batch (see ``dpcells.inspect_one``); side k's
+    eager corner is ``tbe[k * EAGER_CELLS:]`` (the device kernels leave ``tbe`` alone
+    and keep the corner in shared memory)."""
     for k in prange(rev.shape[0]):
         _inspect_one_cpu(k, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim,
-                         tb_cells, cc, dd, width, tbe, eops, rows, roff, rcap, out)
+                         tb_cells, cc, dd, width, tbe, k * EAGER_CELLS, eops, rows, roff,
+                         rcap, out)
 
 
 @njit(parallel=True, nogil=True, cache=True)
@@ -54,10 +60,13 @@ def execute_cpu(sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, c
 @cuda.jit
 def _inspect_kernel(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
                     cc, dd, width, tbe, eops, rows, roff, rcap, out):
+    # FastZ: the eager corner's links live in shared memory (a padded slot per thread)
+    corner = cuda.shared.array(CORNERS, uint8)
     k = cuda.grid(1)
     if k < rev.shape[0]:
         _inspect_one_gpu(k, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim,
-                         tb_cells, cc, dd, width, tbe, eops, rows, roff, rcap, out)
+                         tb_cells, cc, dd, width, corner, cuda.threadIdx.x * EAGER_STRIDE,
+                         eops, rows, roff, rcap, out)
 
 
 @cuda.jit
@@ -71,11 +80,13 @@ def _execute_kernel(sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, tri
 
 def inspect_gpu(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
                 cc, dd, width, tbe, eops, rows, roff, rcap, out, stream=0, threads=None):
-    """``inspect_cpu`` on the device: one extension per thread."""
+    """``inspect_cpu`` on the device: one extension per thread (``tbe`` unused)."""
     n = rev.shape[0]
     if n == 0:
         return
     t = threads or THREADS
+    if t > MAX_THREADS:
+        raise ValueError(f"at most {MAX_THREADS} threads per inspector block")
     _inspect_kernel[blocks(n, t), t, stream](
         Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells, cc, dd, width,
         tbe, eops, rows, roff, rcap, out)

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import os
 
-from numba import cuda, int64
+from numba import cuda, int64, uint8
 
 from .. import dpcells
 from ..device import simulated
 from ..dpcells import (
-    EAGER, EAGER_CELLS, EAGER_OPS, O_CELLS, O_END_C, O_END_R, O_LAST_ROW, O_MAX_RY, O_NOPS,
+    EAGER, EAGER_OPS, EAGER_STRIDE, O_CELLS, O_END_C, O_END_R, O_LAST_ROW, O_MAX_RY, O_NOPS,
     O_SCORE, O_STATUS, ST_OVERFLOW, ST_TRUNCATED,
 )
 from ..ydrop import D_EXT, FROM_C, FROM_D, FROM_I, I_EXT, NEG
@@ -45,6 +45,7 @@ FULL = 0xFFFFFFFF
 BIG = 1 << 40                 # "minus infinity" for the max-plus scan (far below NEG)
 SHARED = simulated() or os.environ.get("FASTZ_WARP_EXCHANGE", "") == "shared"
 WARPS_PER_BLOCK = 1 if SHARED else 4
+CORNERS = WARPS_PER_BLOCK * EAGER_STRIDE    # shared bytes of a block's eager corners
 
 _gpu = dpcells.compile_cells(cuda.jit(device=True))
 _side_setup = _gpu.side_setup
@@ -473,15 +474,17 @@ def _warp_sweep(lane, sh, A, s1, B, b0, M, N, sub, E, OE, Y, tb_cells, cc, dd, w
 def _inspect_warp_kernel(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
                          cc, dd, width, tbe, eops, rows, roff, rcap, out):
     sh_all = cuda.shared.array((WARPS_PER_BLOCK, NSLOT, 5, WARP), int64)
+    corner = cuda.shared.array(CORNERS, uint8)       # eager links
     tid = cuda.threadIdx.x
     lane = tid % WARP
     wid = tid // WARP
     k = cuda.blockIdx.x * WARPS_PER_BLOCK + wid
+    te = wid * EAGER_STRIDE
     if k < rev.shape[0]:
         A, s1, B, b0 = _operands(k, Tf, Tr, Qf, Qr, rev, a1, a2)
         st, score, er, ec, cells, last_row, max_ry = _warp_sweep(
             lane, sh_all[wid], A, s1, B, b0, Mv[k], Nv[k], sub, E, OE, Y, tb_cells, cc, dd,
-            k * width, width, tbe, k * EAGER_CELLS, EAGER, EAGER, rows, roff[k], rcap[k],
+            k * width, width, corner, te, EAGER, EAGER, rows, roff[k], rcap[k],
             False, 0, 0)
         if lane == 0:
             out[k, O_STATUS] = st
@@ -493,7 +496,7 @@ def _inspect_warp_kernel(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, tri
             out[k, O_MAX_RY] = max_ry
             out[k, O_NOPS] = -1
             if st == 0 and er < EAGER and ec < EAGER:
-                out[k, O_NOPS] = _trace_dense(tbe, k * EAGER_CELLS, EAGER, er, ec, eops,
+                out[k, O_NOPS] = _trace_dense(corner, te, EAGER, er, ec, eops,
                                               k * EAGER_OPS)
 
 
@@ -528,7 +531,8 @@ def inspect_warp_gpu(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, t
                      cc, dd, width, tbe, eops, rows, roff, rcap, out, stream=0):
     """``extension.inspect_cpu`` on the device, one warp per extension.
 
-    ``width`` must be a power of two; ``trim`` must be true (LASTZ's default).
+    ``width`` must be a power of two; ``trim`` must be true (LASTZ's default).  The
+    eager corner lives in shared memory (``tbe`` is unused).
     """
     n = rev.shape[0]
     if n == 0:

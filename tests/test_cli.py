@@ -158,3 +158,24 @@ def test_quick_exit_flushes_the_whole_output(tmp_path):
     proc.stdout.close()
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141 and "Traceback" not in err
+
+
+def test_notruncationreport_silences_the_truncation_lines_as_in_lastz(shared_pairs):
+    """--notruncationreport: lastz drops its "truncating alignment ..." stderr lines and
+    writes the same alignments; fastz too (and it does print them without the flag)."""
+    from conftest import LASTZ, drop_version
+
+    p = shared_pairs / "mito_human_orang"
+    args = [f"{p}/target.fa[1..6000]", f"{p}/query.fa[1..6000]", "--allocate:traceback=200K",
+            "--format=general"]
+
+    def both(extra):
+        lz = subprocess.run([LASTZ, *args, *extra], capture_output=True, timeout=300)
+        fz = subprocess.run([sys.executable, "-m", "fastz", *args, *extra],
+                            capture_output=True, timeout=300)
+        assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
+        assert drop_version(fz.stdout) == drop_version(lz.stdout)
+        return lz.stderr.count(b"truncat"), fz.stderr.count(b"truncat")
+
+    assert both([]) == (9, 9)
+    assert both(["--notruncationreport"]) == (0, 0)

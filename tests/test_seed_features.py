@@ -222,6 +222,21 @@ def test_self_multiple(repeats, monkeypatch, args):
     # not implemented (yet): say so
     ("--maxwordcount=5 --masking=3", "not yet supported by fastz: --maxwordcount with --masking"),
     ("K=top10 --twins=5", "not yet supported by fastz: K=top with --twins"),
+    # LASTZ options that change its output and fastz does not implement: refused by name,
+    # never silently ignored (each gave output different from lastz's when ignored)
+    ("--queryhspbest=2", "not yet supported by fastz: --queryhspbest$"),
+    ("--queryhsplimit=1", "not yet supported by fastz: --queryhsplimit$"),
+    ("--queryhsplimit+=nowarn:1", "not yet supported by fastz: --queryhsplimit$"),
+    ("--anyornone", "not yet supported by fastz: --anyornone$"),
+    ("--stopafter=1", "not yet supported by fastz: --limitperquery$"),
+    ("--querydepth=0.2", "not yet supported by fastz: --querydepth$"),
+    ("--chores=c.txt", "not yet supported by fastz: --chores$"),
+    ("--tableonly", "not yet supported by fastz: --tableonly$"),
+    ("--showtable", "not yet supported by fastz: --showtable$"),
+    ("--writecapsule=x.cap", "not yet supported by fastz: --writecapsule$"),
+    ("--debug", "not yet supported by fastz: --debug$"),
+    ("--debug=segments:x --anyornone",
+     "not yet supported by fastz: --anyornone, --debug=segments:x$"),
 ])
 def test_errors(lastz_data, monkeypatch, args, message):
     from fastz.errors import FastzError

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Iterator
 
 from ..errors import FastzError, OptionsError
+from ..lastz_words import EXTRA_FLAGS
 from ..options import Options
 from ..records import Alignments, Sequence, StrandResult
 
@@ -27,6 +28,11 @@ def _strands(opts: Options) -> list[str]:
     return ["+", "-"]
 
 
+_UNSUPPORTED_EXTRAS = ("anyornone", "limitperquery", "queryhsplimit", "queryhspbest",
+                       "querydepth", "chores", "tableonly", "showtable", "writecapsule",
+                       "targetcapsule", "debug")
+
+
 def _refuse_unsupported(opts: Options) -> None:
     """Features LASTZ has that fastz does not implement yet: say so, never ignore them."""
     missing = []
@@ -35,8 +41,15 @@ def _refuse_unsupported(opts: Options) -> None:
     if opts.hspthresh_top and (opts.twins_max is not None or opts.recover_seeds
                                or opts.seed_filter_matches is not None):
         missing.append("K=top with --twins/--recoverseeds/--filter")
-    if "maxwordcount" in (opts.extra or {}) and opts.masking:
+    extra = opts.extra or {}
+    if "maxwordcount" in extra and opts.masking:
         missing.append("--maxwordcount with --masking")
+    # LASTZ options that change what it writes (per-query HSP and alignment limits,
+    # chores, the seed-table and capsule tools, debugging dumps): refused by name
+    for key in _UNSUPPORTED_EXTRAS:
+        if key in extra:
+            words = extra[key]
+            missing.append(words[0] if key == "debug" else EXTRA_FLAGS[key])
     if missing:
         raise OptionsError(f"not yet supported by fastz: {', '.join(missing)}")
 
@@ -282,8 +295,9 @@ def run(opts: Options) -> int:
         try:
             if first is not None:
                 for res in itertools.chain([first], results):
-                    if "truncations" in res.stats:
-                        report_truncations(res.stats.pop("truncations"))
+                    trunc = res.stats.pop("truncations", None)
+                    if trunc is not None and "notruncationreport" not in o.extra:
+                        report_truncations(trunc)
                     writer.write(res)
                     progress.update(res.query.name, res.strand, len(res.query),
                                     len(res.alignments))

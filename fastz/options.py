@@ -411,6 +411,14 @@ class Options:
                                "  use lastz_D")
         if "ball" in x:
             raise OptionsError("--ball can't be used with DNA target and query")
+        if "expand" in x:
+            from .scoring import string_to_int
+            n = string_to_int(str(x["expand"]))
+            if n < 0:
+                raise OptionsError("--expand cannot be negative")
+            if n >= 1000:
+                raise OptionsError("--expand must be less than 1000")
+            x["expand"] = n
 
 
 def _defaults() -> dict:

@@ -255,6 +255,12 @@ def test_self(words, data, monkeypatch):
     ("pseudopig2.nib", CAT),
     ("pseudocat.nib", PIG, "--format=axt"),
     (CAT, PIG, "--format=lav+text"),
+    # --expand=N: N more aligned bases of context at each end in the text formats
+    (CAT, PIG, "--format=text", "--expand=30"),
+    (CAT, PIG, "--format=ztext", "--expand=999"),           # runs into the sequence ends
+    (CAT, PIG, "--format=lav+text", "--expand=7", "--nogapped"),
+    ("pseudopig.fa[multiple]", CAT, "--format=text", "--expand=60"),
+    (CAT, PIG, "--format=maf", "--expand=3"),                # no effect outside text
     (CAT, PIG, "--format=differences"),
     (CAT, PIG, "--format=blastn"),
     (CAT, PIG, "--format=paf:wfmash"),

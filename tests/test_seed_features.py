@@ -219,6 +219,8 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("--maxwordcount=100%", "--maxwordcount cannot be 100%"),
     # lastz 1.04.22 crashes on this one (no seed-hit queue to keep twins in)
     ("--twins=5 --seedqueue=0", "--twins needs a seed hit queue"),
+    ("--expand=-1", "--expand cannot be negative"),
+    ("--expand=1000", "--expand must be less than 1000"),
     # not implemented (yet): say so
     ("--maxwordcount=5 --masking=3", "not yet supported by fastz: --maxwordcount with --masking"),
     ("K=top10 --twins=5", "not yet supported by fastz: K=top with --twins"),

@@ -347,6 +347,19 @@ def mismatch_runs(match: np.ndarray, chx: str, hide_singles: bool, letter_after:
     return "".join(out)
 
 
+def expand_view(v: AlnView, expand: int) -> AlnView:
+    """LASTZ ``--expand=N`` (text formats): ``v`` with N more aligned bases at each end,
+    as many as both sequences have (``text_align.c``'s expand_segment); the score stays."""
+    left = min(expand, v.beg1, v.beg2)
+    right = min(expand, len(v.t) - v.end1, len(v.q) - v.end2)
+    if left <= 0 and right <= 0:
+        return v
+    run = lambda n: np.array([(n << 4) | OP_MATCH], np.uint64)   # noqa: E731
+    ops = np.concatenate([run(left)] * (left > 0) + [v.ops] + [run(right)] * (right > 0))
+    return AlnView(v.t, v.q, v.beg1 - left, v.end1 + right, v.beg2 - left, v.end2 + right,
+                   v.score, ops.astype(np.uint64), v.is_hsp)
+
+
 def views(alns: Alignments, t: np.ndarray, q: np.ndarray, is_hsp: bool) -> list[AlnView]:
     """One AlnView per alignment, in the given order."""
     out = []

@@ -81,20 +81,23 @@ class LavWriter(Writer):
             "}\n")
 
     def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
-        from .textformats import text_align_lines, text_match_lines
+        from .alignview import expand_view
+        from .textformats import text_align_lines, text_expand, text_match_lines
 
         out = self.out
         variant = self.spec.variant
         quirk = stdout_for_quirks(self.opts, out)
+        expand = text_expand(self.opts)
         for v in vs:
+            tv = expand_view(v, expand) if expand and variant == "text" else v
             if v.is_hsp:
                 out.write("\n".join(lav_match_lines(v, variant == "score")) + "\n")
                 if variant == "text":
-                    out.write(text_match_lines(self.tinfo, qinfo, v, one_based=True))
+                    out.write(text_match_lines(self.tinfo, qinfo, tv, one_based=True))
             else:
                 out.write("\n".join(lav_align_lines(v)) + "\n")
                 if variant == "text":
-                    body, tail = text_align_lines(self.tinfo, qinfo, v, one_based=False)
+                    body, tail = text_align_lines(self.tinfo, qinfo, tv, one_based=False)
                     out.write(body)
                     if tail:
                         quirk.write(tail)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .alignview import BITS, GAP, OP_DEL, OP_INS, PRINTABLE, AlnView, SeqInfo, coverage, pct1
+from .alignview import (
+    BITS, GAP, OP_DEL, OP_INS, PRINTABLE, AlnView, SeqInfo, coverage, expand_view, pct1,
+)
 from .formats import Writer, drops, score_matrix_lines, stdout_for_quirks, threshold_strings
 
 
@@ -192,13 +194,21 @@ def text_match_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView, one_based: bool
             f"{v.beg2 + bo - p2.offset + p2.start_loc:>10}: {v.text2}\n\n")
 
 
+def text_expand(opts) -> int:
+    """``--expand=N``: bases of context the text formats add at each alignment end."""
+    return int((opts.extra or {}).get("expand", 0))
+
+
 class TextWriter(Writer):
     """``text`` (1-based) and ``ztext`` (0-based) human-readable alignments."""
 
     def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
         one_based = self.spec.variant == "text"
         quirk = stdout_for_quirks(self.opts, self.out)
+        expand = text_expand(self.opts)
         for v in vs:
+            if expand:
+                v = expand_view(v, expand)
             if v.is_hsp:
                 self.out.write(text_match_lines(self.tinfo, qinfo, v, one_based))
             else:

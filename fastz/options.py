@@ -411,6 +411,12 @@ class Options:
                                "  use lastz_D")
         if "ball" in x:
             raise OptionsError("--ball can't be used with DNA target and query")
+        if "queryhspbest" in x:
+            from .scoring import string_to_unitized_int
+            n = string_to_unitized_int(str(x["queryhspbest"]), True)
+            if n <= 0:
+                raise OptionsError("--queryhspbest must be positive")
+            x["queryhspbest"] = n
         if "expand" in x:
             from .scoring import string_to_int
             n = string_to_int(str(x["expand"]))

@@ -187,6 +187,30 @@ def test_adaptive(words, data, monkeypatch):
     assert_same(words, data, monkeypatch)
 
 
+def test_choose_best_keeps_the_n_best_and_their_ties():
+    """segtable.choose_best against a plain reference: sort by (score down, length, pos2,
+    pos1, id up), keep the first n and every segment tied with the n-th."""
+    from fastz.kernels import segtable as kst
+
+    rng = np.random.default_rng(3)
+    for trial in range(300):
+        m = int(rng.integers(0, 40))
+        rows = [(int(rng.integers(0, 50)), int(rng.integers(0, 50)), int(rng.integers(1, 6)),
+                 int(rng.integers(0, 8)) * 100, int(rng.choice([0, 3]))) for _ in range(m)]
+        seg, state = kst.new_table()
+        for p1, p2, ln, sc, sid in rows:
+            seg = kst.add_segment(seg, state, 0, p1, p2, ln, sc, sid)
+        n = int(rng.integers(1, 12))
+        kst.choose_best(seg, state, n)
+        got = [tuple(r) for r in seg[:state[kst.S_LEN], :5].tolist()]
+        if m <= n:
+            want = rows                                  # untouched, discovery order
+        else:
+            ranked = sorted(rows, key=lambda r: (-r[3], r[2], r[1], r[0], r[4]))
+            want = [r for r in ranked if r[3] >= ranked[n - 1][3]]
+        assert got == want, trial
+
+
 @pytest.mark.parametrize("words", [
     (CAT, PIG, "--gfa"),
     (CAT, PIG, "--format=gfanoscore", "--markend"),
@@ -261,6 +285,14 @@ def test_self(words, data, monkeypatch):
     (CAT, PIG, "--format=lav+text", "--expand=7", "--nogapped"),
     ("pseudopig.fa[multiple]", CAT, "--format=text", "--expand=60"),
     (CAT, PIG, "--format=maf", "--expand=3"),                # no effect outside text
+    # --queryhspbest=N: both strands' HSPs of a query in one table, the N best kept (and
+    # all tied with the N-th), minus strand finished first, the plus strand rescored
+    (CAT, PIG, "--queryhspbest=2"),
+    (CAT, PIG, "--queryhspbest=3", "--nogapped"),           # printed in score order
+    (CAT, PIG, "--queryhspbest=2", "--chain", "--format=general"),
+    (CAT, PIG, "--queryhspbest=2", "--strand=plus"),        # one strand: nothing chosen
+    ("pseudopig.fa[multiple]", CAT, "--queryhspbest=2", "--format=maf"),
+    (APPLE, ORANGE, "--queryhspbest=3"),
     (CAT, PIG, "--format=differences"),
     (CAT, PIG, "--format=blastn"),
     (CAT, PIG, "--format=paf:wfmash"),

@@ -226,7 +226,9 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("K=top10 --twins=5", "not yet supported by fastz: K=top with --twins"),
     # LASTZ options that change its output and fastz does not implement: refused by name,
     # never silently ignored (each gave output different from lastz's when ignored)
-    ("--queryhspbest=2", "not yet supported by fastz: --queryhspbest$"),
+    ("--queryhspbest=0", "--queryhspbest must be positive"),
+    ("--queryhspbest=2 --nogfextend",
+     "not yet supported by fastz: --queryhspbest with --nogfextend$"),
     ("--queryhsplimit=1", "not yet supported by fastz: --queryhsplimit$"),
     ("--queryhsplimit+=nowarn:1", "not yet supported by fastz: --queryhsplimit$"),
     ("--anyornone", "not yet supported by fastz: --anyornone$"),

@@ -190,6 +190,29 @@ def collect_adaptive(seg, state, limit, t, q, rows, sid, entropy):
 
 
 @njit(cache=True)
+def choose_best(seg, state, n):
+    """LASTZ choose_best_anchors (``--queryhspbest``): with more than ``n`` segments, sort
+    them by qSegmentsByDecreasingScore (score down; then length, pos2, pos1, id up: a
+    total order, so qsort's instability cannot show) and keep the ``n`` best plus every
+    one tied with the n-th.  Coverage and low score are left as LASTZ leaves them."""
+    m = state[S_LEN]
+    if n <= 0 or m <= n:
+        return
+    order = np.arange(m)
+    for col in (F_ID, F_POS1, F_POS2, F_LEN):
+        vals = seg[order, col]
+        order = order[np.argsort(vals, kind="mergesort")]
+    vals = -seg[order, F_SCORE]
+    order = order[np.argsort(vals, kind="mergesort")]
+    seg[:m] = seg[order].copy()
+    cutoff = seg[n - 1, F_SCORE]
+    for ix in range(n, m):
+        if seg[ix, F_SCORE] < cutoff:
+            state[S_LEN] = ix
+            return
+
+
+@njit(cache=True)
 def split_table(seg, state, sid):
     """LASTZ split_segment_table: keep segments with id ``sid`` (in order, with their
     coverage and low score recomputed); return the others as a new limit-free table."""

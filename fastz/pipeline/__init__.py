@@ -28,9 +28,9 @@ def _strands(opts: Options) -> list[str]:
     return ["+", "-"]
 
 
-_UNSUPPORTED_EXTRAS = ("anyornone", "limitperquery", "queryhsplimit", "queryhspbest",
-                       "querydepth", "chores", "tableonly", "showtable", "writecapsule",
-                       "targetcapsule", "debug")
+_UNSUPPORTED_EXTRAS = ("anyornone", "limitperquery", "queryhsplimit", "querydepth",
+                       "chores", "tableonly", "showtable", "writecapsule", "targetcapsule",
+                       "debug")
 
 
 def _refuse_unsupported(opts: Options) -> None:
@@ -42,6 +42,15 @@ def _refuse_unsupported(opts: Options) -> None:
                                or opts.seed_filter_matches is not None):
         missing.append("K=top with --twins/--recoverseeds/--filter")
     extra = opts.extra or {}
+    if "queryhspbest" in extra:
+        other = [flag for flag, on in (
+            ("K=top", opts.hspthresh_top), ("--twins", opts.twins_max is not None),
+            ("--recoverseeds", opts.recover_seeds),
+            ("--filter", opts.seed_filter_matches is not None),
+            ("--segments", opts.segments_file), ("--self", opts.self_compare),
+            ("--nogfextend", not opts.gfextend)) if on]
+        if other:
+            missing.append(f"--queryhspbest with {'/'.join(other)}")
     if "maxwordcount" in extra and opts.masking:
         missing.append("--maxwordcount with --masking")
     # LASTZ options that change what it writes (per-query HSP and alignment limits,
@@ -221,6 +230,10 @@ class Aligner:
             # adaptive K (issue 6): both strands of a query share one HSP table
             from .adaptive import adaptive_results
             yield from adaptive_results(self)
+        elif "queryhspbest" in self.opts.extra:
+            # so do they with --queryhspbest, which keeps the best N of them
+            from .adaptive import best_hsp_results
+            yield from best_hsp_results(self, self.opts.extra["queryhspbest"])
         elif workers > 1:
             ahead, rest = _peek(units(), workers + 1)
             if rest is None and self._small(ahead):

@@ -9,6 +9,12 @@ threshold becomes the lowest score left in either strand's table (``finish_one_s
 ``lowAnchorScore``).  The plus strand's HSPs, moved to a fresh table by the split, are
 rescored before gapped extension or chaining (the fresh table does not claim to hold
 scores).  The table itself is ``fastz.kernels.segtable``.
+
+``--queryhspbest=N`` takes the same path with a plain threshold (LASTZ's
+``numBestHsps``): both strands' HSPs go into one table, which keeps the N best and
+every one tied with the N-th (``choose_best_anchors``), then it is split and finished
+as above.  LASTZ chooses only after searching the minus strand, so a single-strand run
+(``--strand=plus`` or ``minus``) keeps every HSP.
 """
 from __future__ import annotations
 
@@ -44,21 +50,54 @@ def _as_hsps(seg: np.ndarray, state: np.ndarray) -> np.ndarray:
     return out
 
 
-def adaptive_results(aligner) -> Iterator[StrandResult]:
-    """Every query strand's result, in LASTZ's order for adaptive thresholds."""
+def _finish_shared(aligner, bufs, seg, state, sid, strands, fixed_gapped=True):
+    """Split a query's shared HSP table by strand and finish the minus strand, then the
+    plus strand (``collectHspsFromBoth`` in LASTZ's main)."""
+    o = aligner.opts
+    if len(strands) == 2:
+        other, ostate = kst.split_table(seg, state, sid["-"])
+        tables = [("-", seg, state), ("+", other, ostate)]
+        low = min(int(state[kst.S_LOW]), int(ostate[kst.S_LOW]))
+    else:
+        # the second table exists but stays empty: its low score is the worst possible
+        tables = [(strands[0], seg, state)]
+        low = min(int(state[kst.S_LOW]), kst.WORST_POSSIBLE)
+    for s, tseg, tstate in tables:
+        hsps = _as_hsps(tseg, tstate)
+        if len(strands) == 2 and s == "+" and (o.gapped or o.chain) and hsps.shape[0]:
+            # the plus strand's HSPs were moved to a fresh table, which no longer
+            # says it holds scores: finish_one_strand rescores them (masked table, no
+            # entropy), after the minus strand was written (and masked)
+            q = np.ascontiguousarray(bufs[s].chars, np.uint8)
+            hsps["score"] = kfilt.score_segments(
+                np.ascontiguousarray(aligner.target.chars, np.uint8), q,
+                np.ascontiguousarray(hsps["pos1"]), np.ascontiguousarray(hsps["pos2"]),
+                np.ascontiguousarray(hsps["length"]), aligner.scores.masked)
+        yield aligner.strand(bufs[s], s, hsps=hsps,
+                             gappedthresh=None if fixed_gapped else low)
+
+
+def _query_strands(aligner):
+    """(strands, buffers, strand ids) of each query, in order."""
     from ..io.sequences import iter_queries, reverse_complement_sequence
     from . import _strands
 
     o = aligner.opts
-    target = aligner.target
-    limit = coverage_limit(o.hspthresh_top, _strand_length(target.chars))
-    fixed_gapped = o.gappedthresh_top is None
-    t = np.ascontiguousarray(target.chars, np.uint8)
     for query in iter_queries(o.query, o):
         strands = _strands(o)
         bufs = {s: (query if s == "+" else reverse_complement_sequence(query)) for s in strands}
         # LASTZ's segment id is the query's reverse-complement flags (0 or 3)
         sid = {"+": 3 if query.revcomp else 0, "-": 0 if query.revcomp else 3}
+        yield strands, bufs, sid
+
+
+def adaptive_results(aligner) -> Iterator[StrandResult]:
+    """Every query strand's result, in LASTZ's order for adaptive thresholds."""
+    o = aligner.opts
+    target = aligner.target
+    limit = coverage_limit(o.hspthresh_top, _strand_length(target.chars))
+    t = np.ascontiguousarray(target.chars, np.uint8)
+    for strands, bufs, sid in _query_strands(aligner):
         seg, state = kst.new_table()
         for s in strands:
             q = np.ascontiguousarray(bufs[s].chars, np.uint8)
@@ -68,27 +107,30 @@ def adaptive_results(aligner) -> Iterator[StrandResult]:
             rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
             seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
                                        sid[s], bool(o.entropy))
-        if len(strands) == 2:
-            other, ostate = kst.split_table(seg, state, sid["-"])
-            tables = [("-", seg, state), ("+", other, ostate)]
-            low = min(int(state[kst.S_LOW]), int(ostate[kst.S_LOW]))
-        else:
-            # the second table exists but stays empty: its low score is the worst possible
-            tables = [(strands[0], seg, state)]
-            low = min(int(state[kst.S_LOW]), kst.WORST_POSSIBLE)
-        for s, tseg, tstate in tables:
-            hsps = _as_hsps(tseg, tstate)
-            if len(strands) == 2 and s == "+" and (o.gapped or o.chain) and hsps.shape[0]:
-                # the plus strand's HSPs were moved to a fresh table, which no longer
-                # says it holds scores: finish_one_strand rescores them (masked table, no
-                # entropy), after the minus strand was written (and masked)
-                q = np.ascontiguousarray(bufs[s].chars, np.uint8)
-                hsps["score"] = kfilt.score_segments(
-                    np.ascontiguousarray(target.chars, np.uint8), q,
-                    np.ascontiguousarray(hsps["pos1"]), np.ascontiguousarray(hsps["pos2"]),
-                    np.ascontiguousarray(hsps["length"]), aligner.scores.masked)
-            yield aligner.strand(bufs[s], s, hsps=hsps,
-                                 gappedthresh=None if fixed_gapped else low)
+        yield from _finish_shared(aligner, bufs, seg, state, sid, strands,
+                                  fixed_gapped=o.gappedthresh_top is None)
+
+
+def best_hsp_results(aligner, best: int) -> Iterator[StrandResult]:
+    """Every query strand's result with ``--queryhspbest=best``, in LASTZ's order."""
+    o = aligner.opts
+    t = np.ascontiguousarray(aligner.target.chars, np.uint8)
+    for strands, bufs, sid in _query_strands(aligner):
+        if len(strands) == 1:                  # LASTZ never chooses on one strand
+            yield aligner.strand(bufs[strands[0]], strands[0])
+            continue
+        seg, state = kst.new_table()
+        for s in strands:
+            q = np.ascontiguousarray(bufs[s].chars, np.uint8)
+            raw = find_hsps(aligner.index, t, q, o.seed, o.transition, aligner.scores.masked,
+                            o.xdrop, o.hspthresh, o.entropy, gfextend=o.gfextend,
+                            gapped=o.gapped, stats=aligner.stats, processor=aligner.hitproc,
+                            backend=aligner.backend)
+            rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
+            seg = kst.collect_adaptive(seg, state, 0, t, q, rows.astype(np.int64), sid[s],
+                                       False)
+        kst.choose_best(seg, state, best)
+        yield from _finish_shared(aligner, bufs, seg, state, sid, strands)
 
 
 def resolve_thresholds(opts, target):

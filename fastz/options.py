@@ -411,20 +411,59 @@ class Options:
                                "  use lastz_D")
         if "ball" in x:
             raise OptionsError("--ball can't be used with DNA target and query")
+        if "queryhsplimit" in x:
+            query_hsp_limit(x)
+            if "queryhspbest" in x:
+                raise OptionsError("can't use --queryhsplimit with --queryhspbest")
         if "queryhspbest" in x:
-            from .scoring import string_to_unitized_int
-            n = string_to_unitized_int(str(x["queryhspbest"]), True)
-            if n <= 0:
-                raise OptionsError("--queryhspbest must be positive")
-            x["queryhspbest"] = n
+            query_hsp_best(x)
         if "expand" in x:
-            from .scoring import string_to_int
-            n = string_to_int(str(x["expand"]))
-            if n < 0:
-                raise OptionsError("--expand cannot be negative")
-            if n >= 1000:
-                raise OptionsError("--expand must be less than 1000")
-            x["expand"] = n
+            text_expand(x)
+
+
+# --- rare LASTZ values kept as words in Options.extra, parsed (and checked) here ---------
+
+def query_hsp_limit(extra: dict) -> tuple[int, bool, bool] | None:
+    """``--queryhsplimit=[warn:|nowarn:|keep,nowarn:]<n>`` -> (n, warn, keep)."""
+    if "queryhsplimit" not in extra:
+        return None
+    from .scoring import string_to_unitized_int
+    val = str(extra["queryhsplimit"])
+    warn, keep = True, False
+    # (LASTZ 1.04.22 reads "keep:<n>" whole, so that is not a number there either)
+    for prefix, w, k in (("keep,nowarn:", False, True), ("nowarn:", False, False),
+                         ("warn:", True, False)):
+        if val.startswith(prefix):
+            val, warn, keep = val[len(prefix):], w, k
+            break
+    n = string_to_unitized_int(val, True)
+    if n <= 0:
+        raise OptionsError("--queryhsplimit must be positive")
+    return n, warn, keep
+
+
+def query_hsp_best(extra: dict) -> int | None:
+    """``--queryhspbest=<n>`` -> n."""
+    if "queryhspbest" not in extra:
+        return None
+    from .scoring import string_to_unitized_int
+    n = string_to_unitized_int(str(extra["queryhspbest"]), True)
+    if n <= 0:
+        raise OptionsError("--queryhspbest must be positive")
+    return n
+
+
+def text_expand(extra: dict) -> int:
+    """``--expand=<n>``: bases of context the text formats add at each end (0: none)."""
+    if "expand" not in extra:
+        return 0
+    from .scoring import string_to_int
+    n = string_to_int(str(extra["expand"]))
+    if n < 0:
+        raise OptionsError("--expand cannot be negative")
+    if n >= 1000:
+        raise OptionsError("--expand must be less than 1000")
+    return n
 
 
 def _defaults() -> dict:

@@ -179,3 +179,23 @@ def test_notruncationreport_silences_the_truncation_lines_as_in_lastz(shared_pai
 
     assert both([]) == (9, 9)
     assert both(["--notruncationreport"]) == (0, 0)
+
+
+@pytest.mark.parametrize("limit", ["--queryhsplimit=1", "--queryhsplimit=nowarn:5",
+                                   "--queryhsplimit=3", "--queryhsplimit=14"])
+def test_queryhsplimit_output_and_warnings_as_lastz(limit):
+    """Dropped queries, the per-strand warnings, the one-time explanation and the
+    end-of-run count on stderr: byte for byte lastz's."""
+    from pathlib import Path
+
+    from conftest import LASTZ, drop_version
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    args = [str(data / "pseudocat.fa"), str(data / "pseudopig.fa"), limit, "--format=general"]
+    lz = subprocess.run([LASTZ, *args], capture_output=True, timeout=300)
+    fz = subprocess.run([sys.executable, "-m", "fastz", *args], capture_output=True,
+                        timeout=300)
+    assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert fz.stderr == lz.stderr
+    assert (b"exceeded the HSP limit" in lz.stderr) == (limit != "--queryhsplimit=14")

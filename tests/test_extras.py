@@ -293,6 +293,12 @@ def test_self(words, data, monkeypatch):
     (CAT, PIG, "--queryhspbest=2", "--strand=plus"),        # one strand: nothing chosen
     ("pseudopig.fa[multiple]", CAT, "--queryhspbest=2", "--format=maf"),
     (APPLE, ORANGE, "--queryhspbest=3"),
+    # --queryhsplimit=N: a query with more than N HSPs (both strands) is dropped; the
+    # others are finished minus strand first
+    (CAT, PIG, "--queryhsplimit=8", "--format=general"),
+    (CAT, PIG, "--queryhsplimit=9", "--masking=1"),
+    (CAT, PIG, "--queryhsplimit=nowarn:3", "--strand=plus", "--format=maf"),
+    (CAT, PIG, "--queryhsplimit=warn:50", "--nogapped"),
     (CAT, PIG, "--format=differences"),
     (CAT, PIG, "--format=blastn"),
     (CAT, PIG, "--format=paf:wfmash"),

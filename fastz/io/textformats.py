@@ -196,7 +196,8 @@ def text_match_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView, one_based: bool
 
 def text_expand(opts) -> int:
     """``--expand=N``: bases of context the text formats add at each alignment end."""
-    return int((opts.extra or {}).get("expand", 0))
+    from ..options import text_expand as parse
+    return parse(opts.extra or {})
 
 
 class TextWriter(Writer):

@@ -10,13 +10,14 @@ streams to stdout once the inputs have been read and checked.
 from __future__ import annotations
 
 import itertools
+import sys
 import time
 from dataclasses import replace
 from typing import Iterator
 
 from ..errors import FastzError, OptionsError
 from ..lastz_words import EXTRA_FLAGS
-from ..options import Options
+from ..options import Options, query_hsp_best, query_hsp_limit
 from ..records import Alignments, Sequence, StrandResult
 
 
@@ -28,7 +29,7 @@ def _strands(opts: Options) -> list[str]:
     return ["+", "-"]
 
 
-_UNSUPPORTED_EXTRAS = ("anyornone", "limitperquery", "queryhsplimit", "querydepth",
+_UNSUPPORTED_EXTRAS = ("anyornone", "limitperquery", "queryhsplimit_keep", "querydepth",
                        "chores", "tableonly", "showtable", "writecapsule", "targetcapsule",
                        "debug")
 
@@ -42,7 +43,11 @@ def _refuse_unsupported(opts: Options) -> None:
                                or opts.seed_filter_matches is not None):
         missing.append("K=top with --twins/--recoverseeds/--filter")
     extra = opts.extra or {}
-    if "queryhspbest" in extra:
+    for key in ("queryhspbest", "queryhsplimit"):
+        if key not in extra:
+            continue
+        if key == "queryhsplimit" and query_hsp_limit(extra)[2]:
+            missing.append("--queryhsplimit=keep")
         other = [flag for flag, on in (
             ("K=top", opts.hspthresh_top), ("--twins", opts.twins_max is not None),
             ("--recoverseeds", opts.recover_seeds),
@@ -50,7 +55,7 @@ def _refuse_unsupported(opts: Options) -> None:
             ("--segments", opts.segments_file), ("--self", opts.self_compare),
             ("--nogfextend", not opts.gfextend)) if on]
         if other:
-            missing.append(f"--queryhspbest with {'/'.join(other)}")
+            missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")
     if "maxwordcount" in extra and opts.masking:
         missing.append("--maxwordcount with --masking")
     # LASTZ options that change what it writes (per-query HSP and alignment limits,
@@ -71,6 +76,7 @@ class Aligner:
         from ..scoring import scoreset_from_options
         from .seeding import build_index
 
+        self.limit_exceeded = 0           # strand searches over --queryhsplimit
         self.scores = scoreset_from_options(opts)
         self.opts = opts.resolved(self.scores)
         self.opts.validate()
@@ -233,7 +239,12 @@ class Aligner:
         elif "queryhspbest" in self.opts.extra:
             # so do they with --queryhspbest, which keeps the best N of them
             from .adaptive import best_hsp_results
-            yield from best_hsp_results(self, self.opts.extra["queryhspbest"])
+            yield from best_hsp_results(self, query_hsp_best(self.opts.extra))
+        elif "queryhsplimit" in self.opts.extra:
+            # and a query with too many HSPs is dropped whole
+            from .adaptive import limited_hsp_results
+            limit, warn, _ = query_hsp_limit(self.opts.extra)
+            yield from limited_hsp_results(self, limit, warn)
         elif workers > 1:
             ahead, rest = _peek(units(), workers + 1)
             if rest is None and self._small(ahead):
@@ -319,6 +330,10 @@ def run(opts: Options) -> int:
         from .masking import finish_masking
         finish_masking(aligner, writer)     # m stanza, --census, --outputmasking (issue 6)
         writer.footer()
+        if aligner.limit_exceeded:
+            # (LASTZ counts strands: a query over the limit on both counts twice)
+            n = aligner.limit_exceeded
+            sys.stderr.write(f"{n} quer{'y' if n == 1 else 'ies'} exceeded the HSP limit\n")
     if o.stats:
         from .report import write_stats
         write_stats(aligner.stats, o.stats)

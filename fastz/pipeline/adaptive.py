@@ -111,9 +111,54 @@ def adaptive_results(aligner) -> Iterator[StrandResult]:
                                   fixed_gapped=o.gappedthresh_top is None)
 
 
+def _strand_hsps(aligner, t, buf):
+    """A query strand's HSPs as the normal run finds them."""
+    o = aligner.opts
+    return find_hsps(aligner.index, t, np.ascontiguousarray(buf.chars, np.uint8), o.seed,
+                     o.transition, aligner.scores.masked, o.xdrop, o.hspthresh, o.entropy,
+                     gfextend=o.gfextend, gapped=o.gapped, stats=aligner.stats,
+                     processor=aligner.hitproc, backend=aligner.backend)
+
+
+def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResult]:
+    """Every query strand's result with ``--queryhsplimit=limit`` (LASTZ's searchLimit,
+    discarding form).
+
+    LASTZ stops a strand's seed search once it has more HSPs than the limit left to it
+    (the limit less the plus strand's count; 1 when that count is the limit) and warns;
+    the query is dropped whole when the two strands together have more than ``limit``.
+    An unstopped search is a complete one, so counting complete searches decides the
+    same.  A kept query is finished minus strand first (collectHspsSeparately)."""
+    import sys
+
+    t = np.ascontiguousarray(aligner.target.chars, np.uint8)
+    for strands, bufs, _sid in _query_strands(aligner):
+        found = {}
+        prev = 0
+        for s in strands:
+            hsps = _strand_hsps(aligner, t, bufs[s])
+            left = limit if prev == 0 else (limit - prev if prev < limit else 1)
+            if hsps.shape[0] > left:           # LASTZ's search stops here
+                aligner.limit_exceeded += 1
+                if warn:
+                    sys.stderr.write(f'WARNING. Query "{bufs[s].name}" contains more than '
+                                     f"{limit:,} HSPs.\n")
+                    if aligner.limit_exceeded == 1:
+                        sys.stderr.write("All HSPs for this query are discarded and the "
+                                         "query is not processed further.\n")
+            if prev + hsps.shape[0] > limit:
+                found = None
+                break
+            found[s] = hsps
+            prev += hsps.shape[0]
+        if found is None:
+            continue
+        for s in strands[::-1]:
+            yield aligner.strand(bufs[s], s, hsps=found[s])
+
+
 def best_hsp_results(aligner, best: int) -> Iterator[StrandResult]:
     """Every query strand's result with ``--queryhspbest=best``, in LASTZ's order."""
-    o = aligner.opts
     t = np.ascontiguousarray(aligner.target.chars, np.uint8)
     for strands, bufs, sid in _query_strands(aligner):
         if len(strands) == 1:                  # LASTZ never chooses on one strand
@@ -122,10 +167,7 @@ def best_hsp_results(aligner, best: int) -> Iterator[StrandResult]:
         seg, state = kst.new_table()
         for s in strands:
             q = np.ascontiguousarray(bufs[s].chars, np.uint8)
-            raw = find_hsps(aligner.index, t, q, o.seed, o.transition, aligner.scores.masked,
-                            o.xdrop, o.hspthresh, o.entropy, gfextend=o.gfextend,
-                            gapped=o.gapped, stats=aligner.stats, processor=aligner.hitproc,
-                            backend=aligner.backend)
+            raw = _strand_hsps(aligner, t, bufs[s])
             rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
             seg = kst.collect_adaptive(seg, state, 0, t, q, rows.astype(np.int64), sid[s],
                                        False)

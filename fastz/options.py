@@ -419,6 +419,8 @@ class Options:
             query_hsp_best(x)
         if "expand" in x:
             text_expand(x)
+        if "querydepth" in x:
+            query_depth(x)
 
 
 # --- rare LASTZ values kept as words in Options.extra, parsed (and checked) here ---------
@@ -451,6 +453,22 @@ def query_hsp_best(extra: dict) -> int | None:
     if n <= 0:
         raise OptionsError("--queryhspbest must be positive")
     return n
+
+
+def query_depth(extra: dict) -> tuple[float, bool, bool] | None:
+    """``--querydepth=[nowarn:|keep:|keep,nowarn:|discard:]<x>`` -> (x, warn, keep);
+    x <= 0 means no limit (LASTZ clamps a negative depth to 0)."""
+    if "querydepth" not in extra:
+        return None
+    from .scoring import string_to_unitized_double
+    val = str(extra["querydepth"])
+    warn, keep = True, False
+    for prefix, w, k in (("nowarn:", False, False), ("keep:", True, True),
+                         ("keep,nowarn:", False, True), ("discard:", True, False)):
+        if val.startswith(prefix):
+            val, warn, keep = val[len(prefix):], w, k
+            break
+    return max(0.0, string_to_unitized_double(val, True)), warn, keep
 
 
 def text_expand(extra: dict) -> int:

@@ -243,6 +243,18 @@ def string_to_unitized_int(text: str, by_thousands: bool) -> int:
     return int(prod + 0.5)
 
 
+def string_to_unitized_double(text: str, by_thousands: bool) -> float:
+    """LASTZ ``string_to_unitized_double``: a C double with an optional K/M/G suffix."""
+    mult = 1
+    body = text
+    if 0 < len(text) < 20 and text[-1] in "KkMmGg":
+        mult = (1000 if by_thousands else 1024) ** {"k": 1, "m": 2, "g": 3}[text[-1].lower()]
+        body = text[:-1]
+    if _FLOAT.fullmatch(body) is None:
+        raise OptionsError(f'"{text}" is not a number')
+    return float(body) * mult
+
+
 def string_to_score(text: str) -> int:
     """LASTZ ``string_to_score`` for integer builds (K = 1000)."""
     return string_to_unitized_int(text, by_thousands=True)

@@ -199,3 +199,50 @@ def test_queryhsplimit_output_and_warnings_as_lastz(limit):
     assert drop_version(fz.stdout) == drop_version(lz.stdout)
     assert fz.stderr == lz.stderr
     assert (b"exceeded the HSP limit" in lz.stderr) == (limit != "--queryhsplimit=14")
+
+
+@pytest.mark.parametrize("words", [
+    ["--querydepth=0.2"], ["--querydepth=keep:0.2"], ["--querydepth=nowarn:0.05"],
+    ["--querydepth=keep,nowarn:0.05"], ["--querydepth=discard:0.5"],
+    ["--querydepth=keep:0.15", "--allgappedbounds"],
+    ["--querydepth=keep:0.1", "[multiple]"], ["--querydepth=0.03", "[multiple]"],
+    ["--querydepth=keep:0.1", "-"],
+], ids=" ".join)
+def test_querydepth_output_and_warnings_as_lastz(words):
+    """--querydepth: a query strand whose accepted alignments pair more than depth x its
+    length in bases is dropped (or, with keep, cut at that alignment), with LASTZ's
+    warnings; stdout and stderr byte for byte lastz's ("seq2" names a [multiple] query)."""
+    from pathlib import Path
+
+    from conftest import LASTZ, drop_version
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    query = str(data / "pseudopig.fa") + "".join(w for w in words if w in ("[multiple]", "-"))
+    args = [str(data / "pseudocat.fa"), query, "--format=general",
+            *(w for w in words if w.startswith("--"))]
+    lz = subprocess.run([LASTZ, *args], capture_output=True, timeout=300)
+    fz = subprocess.run([sys.executable, "-m", "fastz", *args], capture_output=True,
+                        timeout=300)
+    assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert fz.stderr == lz.stderr
+    full = subprocess.run([LASTZ, *args[:3]], capture_output=True, timeout=300)
+    assert drop_version(full.stdout) != drop_version(lz.stdout) or "discard:0.5" in words[0]
+
+
+def test_querydepth_same_with_workers_and_the_gpu_path(monkeypatch):
+    """The depth cut walks the alignments in acceptance order on every engine."""
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    args = [str(data / "pseudocat.fa"), str(data / "pseudopig.fa"), "--querydepth=keep:0.1",
+            "--format=general"]
+    runs = []
+    for extra, env in ((["--workers=1"], {}), (["--workers=2"], {}),
+                       (["--backend=gpu"], {"FASTZ_GPU_ENGINE": "twin"})):
+        res = subprocess.run([sys.executable, "-m", "fastz", *args, *extra],
+                             capture_output=True, timeout=600,
+                             env={**__import__("os").environ, **env})
+        assert res.returncode == 0, res.stderr.decode()[-300:]
+        runs.append((res.stdout, res.stderr))
+    assert runs[0] == runs[1] == runs[2] and runs[0][1].count(b"WARNING") == 3

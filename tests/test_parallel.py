@@ -104,13 +104,13 @@ def test_speculative_engine_equals_sequential(pair, argv, monkeypatch):
     try:
         for al, q, strand, anchors in _strand_inputs(pair, argv):
             o = al.opts
-            ref, _ = gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
+            ref, _, _ = gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
                                    o.gappedthresh, two_pass=al.two_pass, threads=1)
             for threads, near in ((2, 300), (4, 300), (3, 0)):
                 # near=0 extends every anchor speculatively: the most conflicts
                 monkeypatch.setattr(spec, "NEAR_DIAG", near)
                 st = {}
-                got, _ = gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
+                got, _, _ = gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
                                        o.gappedthresh, two_pass=al.two_pass,
                                        threads=threads, stats=st)
                 assert _alignment_tuple(got) == _alignment_tuple(ref), (strand, threads)
@@ -121,7 +121,7 @@ def test_speculative_engine_equals_sequential(pair, argv, monkeypatch):
             monkeypatch.setattr(spec, "NEAR_DIAG", 300)
             for hsp_anchors in (True, False):
                 monkeypatch.setattr(par, "free_cores", itertools.cycle([1, 2, 2, 1, 3]).__next__)
-                got, _ = gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
+                got, _, _ = gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
                                        o.gappedthresh, two_pass=al.two_pass, threads=3,
                                        hsp_anchors=hsp_anchors)
                 assert _alignment_tuple(got) == _alignment_tuple(ref), (strand, hsp_anchors)

@@ -238,7 +238,7 @@ def test_self_multiple(repeats, monkeypatch, args):
      "not yet supported by fastz: --queryhsplimit with --nogfextend$"),
     ("--anyornone", "not yet supported by fastz: --anyornone$"),
     ("--stopafter=1", "not yet supported by fastz: --limitperquery$"),
-    ("--querydepth=0.2", "not yet supported by fastz: --querydepth$"),
+    ("--querydepth=x", '"x" is not a number'),
     ("--chores=c.txt", "not yet supported by fastz: --chores$"),
     ("--tableonly", "not yet supported by fastz: --tableonly$"),
     ("--showtable", "not yet supported by fastz: --showtable$"),

@@ -10,6 +10,7 @@ streams to stdout once the inputs have been read and checked.
 from __future__ import annotations
 
 import itertools
+import math
 import sys
 import time
 from dataclasses import replace
@@ -17,7 +18,7 @@ from typing import Iterator
 
 from ..errors import FastzError, OptionsError
 from ..lastz_words import EXTRA_FLAGS
-from ..options import Options, query_hsp_best, query_hsp_limit
+from ..options import Options, query_depth, query_hsp_best, query_hsp_limit
 from ..records import Alignments, Sequence, StrandResult
 
 
@@ -29,9 +30,8 @@ def _strands(opts: Options) -> list[str]:
     return ["+", "-"]
 
 
-_UNSUPPORTED_EXTRAS = ("anyornone", "limitperquery", "queryhsplimit_keep", "querydepth",
-                       "chores", "tableonly", "showtable", "writecapsule", "targetcapsule",
-                       "debug")
+_UNSUPPORTED_EXTRAS = ("anyornone", "limitperquery", "queryhsplimit_keep", "chores",
+                       "tableonly", "showtable", "writecapsule", "targetcapsule", "debug")
 
 
 def _refuse_unsupported(opts: Options) -> None:
@@ -77,6 +77,7 @@ class Aligner:
         from .seeding import build_index
 
         self.limit_exceeded = 0           # strand searches over --queryhsplimit
+        self.depth_warned = False         # --querydepth explained once per run
         self.scores = scoreset_from_options(opts)
         self.opts = opts.resolved(self.scores)
         self.opts.validate()
@@ -166,19 +167,23 @@ class Aligner:
             from .chain import chain_strand_hsps
             hsps = chain_strand_hsps(hsps, self.target, query, o, self.scores)
         trunc = None
+        over = False
         if not o.gapped:
             kind = "hsp" if o.gfextend else "hit"
             alns = Alignments.from_hsps(hsps, kind=kind)
         else:
             anchors = anchors_from_hsps(hsps, self.target.chars, query.chars, self.scores.sub)
             gth = o.gappedthresh if gappedthresh is None else gappedthresh
-            alns, trunc = gapped_extend(self.target, query, strand, anchors, self.scores, o.ydrop,
-                                 gth, trim=o.ytrim, notrivial=o.notrivial,
-                                 allgappedbounds=o.allgappedbounds,
-                                 traceback_bytes=o.traceback_bytes,
-                                 two_pass=self.two_pass, threads=threads,
-                                 hsp_anchors=o.gfextend,
-                                 stats=self.stats, backend=self.backend)
+            depth = query_depth(o.extra or {})
+            from .filtering import _strand_length
+            max_paired = math.ceil(depth[0] * _strand_length(query.chars)) if depth else 0
+            alns, trunc, over = gapped_extend(
+                self.target, query, strand, anchors, self.scores, o.ydrop, gth, trim=o.ytrim,
+                notrivial=o.notrivial, allgappedbounds=o.allgappedbounds,
+                traceback_bytes=o.traceback_bytes, two_pass=self.two_pass, threads=threads,
+                hsp_anchors=o.gfextend, stats=self.stats, backend=self.backend,
+                max_paired=max_paired, paired_keep=bool(depth and depth[2]))
+            over = over and depth[1]             # LASTZ warns unless nowarn
         alns = filter_alignments(alns, self.target, query, o)
         if o.gapped and o.inner > 0:
             # --inner / H= (issue 6): interpolate between the strand's alignments
@@ -194,6 +199,8 @@ class Aligner:
         res = StrandResult(query, strand, alns)
         if trunc is not None and trunc.shape[0]:
             res.stats["truncations"] = trunc
+        if o.gapped and over:
+            res.stats["depth_warning"] = (max_paired, depth[2])
         return res
 
     # below this many target x query bases (seed-hit anchors excepted) a run takes
@@ -297,6 +304,21 @@ def _query_filename(opts: Options) -> str:
     return parse_specifier(opts.query).path
 
 
+def _warn_depth(res: StrandResult, max_paired: int, keep: bool, first: bool) -> None:
+    """LASTZ's stderr lines for a query strand over the --querydepth limit."""
+    q = res.query
+    name = "seq2" if q.partitions is not None else q.name
+    strand = "-" if (res.strand == "-") != bool(q.revcomp) else "+"
+    sys.stderr.write(f"WARNING. Query {name} ({strand} strand) contains more than "
+                     f"{max_paired:,} paired bases.\n")
+    if first:
+        sys.stderr.write("Any gapped alignments already found for this query/strand are "
+                         "reported but the\nquery/strand is not processed further.\n"
+                         if keep else
+                         "All gapped alignments for this query/strand are discarded and the "
+                         "query/strand\nis not processed further.\n")
+
+
 def run(opts: Options) -> int:
     """Align as ``lastz`` would with the same options; returns the exit code."""
     from ..io.formats import make_writer
@@ -322,6 +344,10 @@ def run(opts: Options) -> int:
                     trunc = res.stats.pop("truncations", None)
                     if trunc is not None and "notruncationreport" not in o.extra:
                         report_truncations(trunc)
+                    depth = res.stats.pop("depth_warning", None)
+                    if depth is not None:
+                        _warn_depth(res, *depth, first=not aligner.depth_warned)
+                        aligner.depth_warned = True
                     writer.write(res)
                     progress.update(res.query.name, res.strand, len(res.query),
                                     len(res.alignments))

@@ -136,12 +136,14 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
                   notrivial: bool = False, allgappedbounds: bool = False,
                   traceback_bytes: int = 83_886_080, two_pass: bool = False,
                   threads: int = 1, hsp_anchors: bool = True, stats: dict | None = None,
-                  backend: str = "cpu") -> tuple[Alignments, np.ndarray]:
+                  backend: str = "cpu", max_paired: int = 0,
+                  paired_keep: bool = False) -> tuple[Alignments, np.ndarray, bool]:
     """Gapped alignments of one query strand, in LASTZ's output order.
 
     ``anchors`` is an ANCHOR_DTYPE array already sorted in LASTZ's processing order.
     Also returns the truncation reports (see ``report_truncations``), which the
-    caller prints when it writes this strand, so stderr keeps LASTZ's order.
+    caller prints when it writes this strand, so stderr keeps LASTZ's order, and
+    whether the strand went over ``max_paired`` paired bases (``--querydepth``).
     """
     a1 = np.ascontiguousarray(anchors["pos1"], dtype=np.int64)
     a2 = np.ascontiguousarray(anchors["pos2"], dtype=np.int64)
@@ -167,6 +169,9 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     if stats is not None:
         for name, v in zip(STAT_NAMES, st.tolist()):
             stats[name] = stats.get(name, 0) + v
+    over = False
+    if max_paired > 0:
+        order, over = _depth_cut(al, ops, order, max_paired, paired_keep)
     keep = []
     partitioned = target.partitions is not None or query.partitions is not None
     delayed = notrivial and partitioned and trivial.shape[0] == 0
@@ -191,4 +196,25 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
         beg2=al[keep, A_POS2].copy(), end2=al[keep, A_END2] + 1,
         score=al[keep, A_SCORE].copy(), ops_start=starts, ops=enc.astype(np.uint64),
         kind="gapped")
-    return alns, trunc
+    return alns, trunc, over
+
+
+def _depth_cut(al, ops, order, max_paired, keep):
+    """LASTZ's paired-bases limit (``--querydepth``): walking the accepted alignments in
+    acceptance order, the first one that takes their matched columns past
+    ``max_paired`` stops the strand; with ``keep`` the alignments up to it stay, else
+    none.  LASTZ stops extending there; the later alignments found here are dropped,
+    and those before it are the same (an alignment depends only on earlier ones).
+    Returns (output order, went over)."""
+    n = al.shape[0]
+    if n == 0:
+        return order, False
+    # each alignment's runs are stored contiguously, in acceptance order
+    owner = np.searchsorted(al[:, A_OPS0], np.arange(ops.shape[0]), side="right") - 1
+    matched = np.where(ops[:, 0] == 0, ops[:, 1], 0)
+    paired = np.bincount(owner, weights=matched, minlength=n)[:n].astype(np.int64)
+    paired[al[:, A_TRIV] != 0] = 0          # the trivial self-alignment is not counted
+    over = np.nonzero(np.cumsum(paired) > max_paired)[0]
+    if over.size == 0:
+        return order, False
+    return (order[order <= over[0]] if keep else order[:0]), True

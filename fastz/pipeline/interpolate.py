@@ -60,7 +60,7 @@ class _Tweener:
         if hsps.shape[0] == 0:
             return
         anchors = anchors_from_hsps(hsps, t, q, sc.sub)
-        alns, trunc = gapped_extend(sub1, sub2, "+", anchors, sc, o.ydrop, o.inner,
+        alns, trunc, _ = gapped_extend(sub1, sub2, "+", anchors, sc, o.ydrop, o.inner,
                                     trim=o.ytrim, notrivial=o.notrivial,
                                     allgappedbounds=o.allgappedbounds,
                                     traceback_bytes=o.traceback_bytes, threads=self.threads,

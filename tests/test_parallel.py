@@ -161,3 +161,27 @@ def test_killed_worker_fails_cleanly(tmp_path):
     assert "Traceback" not in err.decode()
     assert not out.exists()
     assert not any(p.name.startswith(".fastz-") for p in tmp_path.iterdir())
+
+
+def test_querydepth_cut_same_on_every_engine():
+    """--querydepth's cut walks the accepted alignments in acceptance order: the
+    speculative threads and the GPU path's twins store them in that order too."""
+    cwd = os.getcwd()
+    try:
+        for al, q, strand, anchors in _strand_inputs("hpylori_26695_vs_J99_Eslice",
+                                                        ["target.fa", "query.fa"]):
+            o = al.opts
+            ref, _, _ = gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
+                                      o.gappedthresh, two_pass=al.two_pass)
+            paired = int((ref.end1 - ref.beg1).sum())
+            for keep in (True, False):
+                runs = [gapped_extend(al.target, q, strand, anchors, al.scores, o.ydrop,
+                                      o.gappedthresh, two_pass=al.two_pass, threads=t,
+                                      backend=b, max_paired=paired // 2, paired_keep=keep)
+                        for t, b in ((1, "cpu"), (3, "cpu"), (1, "twin"))]
+                got = [(_alignment_tuple(a), over) for a, _, over in runs]
+                assert got[0] == got[1] == got[2], (strand, keep)
+                kept = len(runs[0][0])
+                assert got[0][1] and (0 < kept < len(ref) if keep else kept == 0)
+    finally:
+        os.chdir(cwd)

@@ -10,8 +10,9 @@
 # Uses the machine's python3 with numba, numba-cuda, cupy and click (fastz needs nothing
 # else; it runs from this checkout through PYTHONPATH).  Checks every case in
 # DATA_DIR/cases.tsv: fastz --backend=gpu (thread mapping) == lastz's output, and
-# --backend=cpu == lastz; the three timed cases also run the warp mapping and lastz
-# itself.  Logs and outputs go to $OUT (the device tool's folder) or /tmp/fastz-gpubench;
+# --backend=cpu == lastz; the three timed cases also run the warp mapping (inspector and
+# executor) and lastz itself.  Where the machine has pytest, the kernels of both mappings
+# are first checked against their CPU twins (tests/test_gpu_sim.py -k real_device_kernels).  Logs and outputs go to $OUT (the device tool's folder) or /tmp/fastz-gpubench;
 # the table is printed last.  Stays under BUDGET seconds (default 420): cases left when
 # the budget is spent are reported as skipped.
 set -u -o pipefail
@@ -139,6 +140,24 @@ for w in "cpu|" "cpu|--nogfextend" "gpu|" "gpu|--nogfextend" "warp|--nogfextend"
   t=$(run_fastz warmup "${w%%|*}" mito_human_orang "${w#*|}" 1..4000)
   say "  warm-up ${w%%|*} ${w#*|}: ${t}s"
 done
+
+# --- 3b. the kernels against their CPU twins on the device (needs pytest there) -----------
+# inspector and pruned executor of both mappings, every output field and link byte
+if [ "$DRYRUN" = twin ]; then
+  :
+elif "$PY" -c "import pytest" 2>/dev/null; then
+  say "kernel check: tests/test_gpu_sim.py -k real_device_kernels (FASTZ_TEST_REAL_GPU=1)"
+  if (cd "$REPO" && FASTZ_TEST_REAL_GPU=1 timeout 180 "$PY" -m pytest -q -p no:cacheprovider \
+        tests/test_gpu_sim.py -k real_device_kernels > "$LOG/kernel_check.txt" 2>&1); then
+    echo "kernel check: pass ($(tail -1 "$LOG/kernel_check.txt"))" | tee -a "$SUMMARY"
+  else
+    echo "kernel check: FAILED (see kernel_check.txt)" | tee -a "$SUMMARY"
+    tail -20 "$LOG/kernel_check.txt"
+  fi
+  cp "$LOG/kernel_check.txt" "$KEEP/" 2>/dev/null
+else
+  echo "kernel check: skipped (no pytest on this machine)" | tee -a "$SUMMARY"
+fi
 
 # --- 4. cases ------------------------------------------------------------------------------
 : > "$LOG/cases.out"

@@ -1,4 +1,6 @@
-"""Adaptive HSP threshold (``--hspthresh=top<n>`` / ``top<p>%``, ``K=top...``).
+"""Runs where a query's two strands are searched before either is finished: adaptive
+HSP thresholds (``--hspthresh=top<n>`` / ``top<p>%``, ``K=top...``), ``--queryhspbest``
+and ``--queryhsplimit`` (LASTZ's ``collectHspsFromBoth``).
 
 Mirrors the adaptive branch of LASTZ ``lastz.c`` ``main`` (``collectHspsFromBoth``):
 for each query, every gap-free extension of both strands goes into one table that keeps
@@ -15,6 +17,10 @@ scores).  The table itself is ``fastz.kernels.segtable``.
 every one tied with the N-th (``choose_best_anchors``), then it is split and finished
 as above.  LASTZ chooses only after searching the minus strand, so a single-strand run
 (``--strand=plus`` or ``minus``) keeps every HSP.
+
+``--queryhsplimit=N`` keeps each strand's HSPs in its own table (``collectHspsSeparately``):
+a query whose strands together have more than N is dropped, the others are finished
+minus strand first, with no rescoring (the plus strand's table is the one it was found in).
 """
 from __future__ import annotations
 

@@ -181,9 +181,11 @@ def test_notruncationreport_silences_the_truncation_lines_as_in_lastz(shared_pai
     assert both(["--notruncationreport"]) == (0, 0)
 
 
-@pytest.mark.parametrize("limit", ["--queryhsplimit=1", "--queryhsplimit=nowarn:5",
-                                   "--queryhsplimit=3", "--queryhsplimit=14"])
-def test_queryhsplimit_output_and_warnings_as_lastz(limit):
+@pytest.mark.parametrize("limit,spec", [("--queryhsplimit=1", ""),
+                                        ("--queryhsplimit=nowarn:5", ""),
+                                        ("--queryhsplimit=3", ""), ("--queryhsplimit=14", ""),
+                                        ("--queryhsplimit=3", "[multiple]")])
+def test_queryhsplimit_output_and_warnings_as_lastz(limit, spec):
     """Dropped queries, the per-strand warnings, the one-time explanation and the
     end-of-run count on stderr: byte for byte lastz's."""
     from pathlib import Path
@@ -191,7 +193,8 @@ def test_queryhsplimit_output_and_warnings_as_lastz(limit):
     from conftest import LASTZ, drop_version
 
     data = Path(__file__).resolve().parents[1] / "data"
-    args = [str(data / "pseudocat.fa"), str(data / "pseudopig.fa"), limit, "--format=general"]
+    args = [str(data / "pseudocat.fa"), str(data / "pseudopig.fa") + spec, limit,
+            "--format=general"]
     lz = subprocess.run([LASTZ, *args], capture_output=True, timeout=300)
     fz = subprocess.run([sys.executable, "-m", "fastz", *args], capture_output=True,
                         timeout=300)

@@ -347,31 +347,27 @@ def side_setup(rev, a1, a2, lenTf, lenQf):
     return a1 + 1, a2 + 2
 
 
+def side_operands(rev, a1, a2, Tf, Tr, Qf, Qr):
+    """(A, s1, B, b0) of one side of an anchor: the forward or reversed buffers and the
+    offsets of its row 0 and column 0 in them."""
+    s1, b0 = side_setup(rev, a1, a2, Tf.shape[0], Qf.shape[0])
+    if rev:
+        return Tr, s1, Qr, b0
+    return Tf, s1, Qf, b0
+
+
 def extend_side(Tf, Tr, Qf, Qr, rev, a1, a2, M, N, sub, E, OE, Y, trim, tb_cells, cc, dd,
                 w0, width, tb, t0, tw, trows, rows, r0, rcap, execute, exec_r, exec_c):
     """``one_side`` for one side of an anchor, picking the forward or reversed buffers."""
-    s1, b0 = side_setup(rev, a1, a2, Tf.shape[0], Qf.shape[0])
-    if rev:
-        return one_side(Tr, s1, Qr, b0, M, N, sub, E, OE, Y, trim, tb_cells, cc, dd, w0,
-                        width, tb, t0, tw, trows, rows, r0, rcap, execute, exec_r, exec_c)
-    return one_side(Tf, s1, Qf, b0, M, N, sub, E, OE, Y, trim, tb_cells, cc, dd, w0,
-                    width, tb, t0, tw, trows, rows, r0, rcap, execute, exec_r, exec_c)
+    A, s1, B, b0 = side_operands(rev, a1, a2, Tf, Tr, Qf, Qr)
+    return one_side(A, s1, B, b0, M, N, sub, E, OE, Y, trim, tb_cells, cc, dd, w0, width,
+                    tb, t0, tw, trows, rows, r0, rcap, execute, exec_r, exec_c)
 
 
-def inspect_one(k, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
-                cc, dd, width, tbe, te, eops, rows, roff, rcap, out):
-    """The inspector for side k of a batch (body of both inspector kernels).
-
-    The links of the eager 16x16 corner go to ``tbe[te:]`` (global memory for the
-    CPU twin, the thread's slot of shared memory on the device).  Writes
-    ``out[k, :]``; when the end cell lies in the corner the traceback is finished
-    at once: ``out[k, O_NOPS]`` ops at ``eops[k * EAGER_OPS]`` (else O_NOPS is -1
-    and the executor must run).
-    """
-    st, score, er, ec, cells, last_row, max_ry = extend_side(
-        Tf, Tr, Qf, Qr, rev[k], a1[k], a2[k], Mv[k], Nv[k], sub, E, OE, Y, trim, tb_cells,
-        cc, dd, k * width, width, tbe, te, EAGER, EAGER, rows, roff[k], rcap[k],
-        False, 0, 0)
+def record_inspection(k, out, st, score, er, ec, cells, last_row, max_ry, tbe, te, eops):
+    """Write side k's inspector results to ``out[k, :]``; when the end cell lies in the
+    eager corner (links at ``tbe[te:]``) trace it back at once into
+    ``eops[k * EAGER_OPS:]`` (else O_NOPS is -1 and the executor must run)."""
     out[k, O_STATUS] = st
     out[k, O_SCORE] = score
     out[k, O_END_R] = er
@@ -382,6 +378,21 @@ def inspect_one(k, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_
     out[k, O_NOPS] = -1
     if st == 0 and er < EAGER and ec < EAGER:
         out[k, O_NOPS] = trace_dense(tbe, te, EAGER, er, ec, eops, k * EAGER_OPS)
+
+
+def inspect_one(k, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
+                cc, dd, width, tbe, te, eops, rows, roff, rcap, out):
+    """The inspector for side k of a batch (body of both inspector kernels).
+
+    The links of the eager 16x16 corner go to ``tbe[te:]`` (global memory for the
+    CPU twin, the thread's slot of shared memory on the device); the results go to
+    ``out[k, :]`` (``record_inspection``).
+    """
+    st, score, er, ec, cells, last_row, max_ry = extend_side(
+        Tf, Tr, Qf, Qr, rev[k], a1[k], a2[k], Mv[k], Nv[k], sub, E, OE, Y, trim, tb_cells,
+        cc, dd, k * width, width, tbe, te, EAGER, EAGER, rows, roff[k], rcap[k],
+        False, 0, 0)
+    record_inspection(k, out, st, score, er, ec, cells, last_row, max_ry, tbe, te, eops)
 
 
 def execute_one(j, sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, cc, dd,
@@ -405,8 +416,8 @@ def execute_one(j, sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim
 # --- compiling the twins ----------------------------------------------------------------
 
 # callee before caller: each is compiled with the ones before it in scope
-_ORDER = ("sweep_row", "side_tail", "one_side", "trace_dense", "side_setup", "extend_side",
-          "inspect_one", "execute_one")
+_ORDER = ("sweep_row", "side_tail", "one_side", "trace_dense", "side_setup", "side_operands",
+          "extend_side", "record_inspection", "inspect_one", "execute_one")
 
 
 def compile_cells(jit):

@@ -34,10 +34,7 @@ from numba import cuda, int64, uint8
 
 from .. import dpcells
 from ..device import simulated
-from ..dpcells import (
-    EAGER, EAGER_OPS, EAGER_STRIDE, O_CELLS, O_END_C, O_END_R, O_LAST_ROW, O_MAX_RY, O_NOPS,
-    O_SCORE, O_STATUS, ST_OVERFLOW, ST_TRUNCATED,
-)
+from ..dpcells import EAGER, EAGER_STRIDE, O_END_C, O_END_R, ST_OVERFLOW, ST_TRUNCATED
 from ..ydrop import D_EXT, FROM_C, FROM_D, FROM_I, I_EXT, NEG
 
 WARP = 32
@@ -48,9 +45,10 @@ WARPS_PER_BLOCK = 1 if SHARED else 4
 CORNERS = WARPS_PER_BLOCK * EAGER_STRIDE    # shared bytes of a block's eager corners
 
 _gpu = dpcells.compile_cells(cuda.jit(device=True))
-_side_setup = _gpu.side_setup
+_side_operands = _gpu.side_operands
 _side_tail = _gpu.side_tail
 _trace_dense = _gpu.trace_dense
+_record_inspection = _gpu.record_inspection
 
 
 # --- lane exchange ----------------------------------------------------------------------
@@ -249,15 +247,6 @@ def _chunk(lane, sh, col, act, c, d, i_in, best, Y, E, OE):
         pr = npr
         if changed == 0:
             return pr, gap, v, ij, bj
-
-
-@cuda.jit(device=True)
-def _operands(k, Tf, Tr, Qf, Qr, rev, a1, a2):
-    """(A, s1, B, b0) of side k: the forward or reversed buffers and their offsets."""
-    s1, b0 = _side_setup(rev[k], a1[k], a2[k], Tf.shape[0], Qf.shape[0])
-    if rev[k]:
-        return Tr, s1, Qr, b0
-    return Tf, s1, Qf, b0
 
 
 @cuda.jit(device=True)
@@ -481,23 +470,14 @@ def _inspect_warp_kernel(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, tri
     k = cuda.blockIdx.x * WARPS_PER_BLOCK + wid
     te = wid * EAGER_STRIDE
     if k < rev.shape[0]:
-        A, s1, B, b0 = _operands(k, Tf, Tr, Qf, Qr, rev, a1, a2)
+        A, s1, B, b0 = _side_operands(rev[k], a1[k], a2[k], Tf, Tr, Qf, Qr)
         st, score, er, ec, cells, last_row, max_ry = _warp_sweep(
             lane, sh_all[wid], A, s1, B, b0, Mv[k], Nv[k], sub, E, OE, Y, tb_cells, cc, dd,
             k * width, width, corner, te, EAGER, EAGER, rows, roff[k], rcap[k],
             False, 0, 0)
         if lane == 0:
-            out[k, O_STATUS] = st
-            out[k, O_SCORE] = score
-            out[k, O_END_R] = er
-            out[k, O_END_C] = ec
-            out[k, O_CELLS] = cells
-            out[k, O_LAST_ROW] = last_row
-            out[k, O_MAX_RY] = max_ry
-            out[k, O_NOPS] = -1
-            if st == 0 and er < EAGER and ec < EAGER:
-                out[k, O_NOPS] = _trace_dense(corner, te, EAGER, er, ec, eops,
-                                              k * EAGER_OPS)
+            _record_inspection(k, out, st, score, er, ec, cells, last_row, max_ry, corner,
+                               te, eops)
 
 
 @cuda.jit
@@ -512,7 +492,7 @@ def _execute_warp_kernel(sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y
         k = sel[j]
         er = out[k, O_END_R]
         ec = out[k, O_END_C]
-        A, s1, B, b0 = _operands(k, Tf, Tr, Qf, Qr, rev, a1, a2)
+        A, s1, B, b0 = _side_operands(rev[k], a1[k], a2[k], Tf, Tr, Qf, Qr)
         _warp_sweep(lane, sh_all[wid], A, s1, B, b0, Mv[k], Nv[k], sub, E, OE, Y,
                     int64(1) << 62, cc, dd, j * width, width, tb, toff[j], ec + 1, er + 1,
                     rows, roff[k], rcap[k], True, er, ec)
@@ -520,11 +500,16 @@ def _execute_warp_kernel(sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y
             xn[j] = _trace_dense(tb, toff[j], ec + 1, er, ec, xops, xoff[j])
 
 
-def _check(width, trim):
+def _launch(kernel, n, width, trim, stream, args):
+    """``kernel`` over n sides, one warp each (nothing to do for n = 0)."""
+    if n == 0:
+        return
     if width & (width - 1):
         raise ValueError("the warp mapping needs a power-of-two work width")
     if not trim:
         raise ValueError("the warp mapping implements LASTZ's default trimming only")
+    nb = (n + WARPS_PER_BLOCK - 1) // WARPS_PER_BLOCK
+    kernel[nb, WARP * WARPS_PER_BLOCK, stream](*args)
 
 
 def inspect_warp_gpu(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells,
@@ -534,28 +519,18 @@ def inspect_warp_gpu(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, t
     ``width`` must be a power of two; ``trim`` must be true (LASTZ's default).  The
     eager corner lives in shared memory (``tbe`` is unused).
     """
-    n = rev.shape[0]
-    if n == 0:
-        return
-    _check(width, trim)
-    nb = (n + WARPS_PER_BLOCK - 1) // WARPS_PER_BLOCK
-    _inspect_warp_kernel[nb, WARP * WARPS_PER_BLOCK, stream](
-        Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells, cc, dd, width,
-        tbe, eops, rows, roff, rcap, out)
+    _launch(_inspect_warp_kernel, rev.shape[0], width, trim, stream,
+            (Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells, cc, dd, width,
+             tbe, eops, rows, roff, rcap, out))
 
 
 def execute_warp_gpu(sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, cc, dd,
                      width, tb, toff, rows, roff, rcap, out, xops, xoff, xn, stream=0):
     """``extension.execute_cpu`` on the device, one warp per extension: the lanes write
     a row's links 32 consecutive bytes at a time.  Same constraints as the inspector."""
-    n = sel.shape[0]
-    if n == 0:
-        return
-    _check(width, trim)
-    nb = (n + WARPS_PER_BLOCK - 1) // WARPS_PER_BLOCK
-    _execute_warp_kernel[nb, WARP * WARPS_PER_BLOCK, stream](
-        sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, cc, dd, width, tb,
-        toff, rows, roff, rcap, out, xops, xoff, xn)
+    _launch(_execute_warp_kernel, sel.shape[0], width, trim, stream,
+            (sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, cc, dd, width, tb,
+             toff, rows, roff, rcap, out, xops, xoff, xn))
 
 
 __all__ = ["inspect_warp_gpu", "execute_warp_gpu", "WARPS_PER_BLOCK", "SHARED"]

@@ -3,6 +3,7 @@ import shutil
 import subprocess
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -160,21 +161,31 @@ def test_quick_exit_flushes_the_whole_output(tmp_path):
     assert proc.wait(timeout=120) == 141 and "Traceback" not in err
 
 
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def lastz_and_fastz(args):
+    """Run lastz and ``python -m fastz`` on the same words; both must succeed and write
+    the same stdout (version strings dropped).  Returns both completed processes."""
+    from conftest import LASTZ, drop_version
+
+    lz = subprocess.run([LASTZ, *args], capture_output=True, timeout=300)
+    fz = subprocess.run([sys.executable, "-m", "fastz", *args], capture_output=True,
+                        timeout=300)
+    assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    return lz, fz
+
+
 def test_notruncationreport_silences_the_truncation_lines_as_in_lastz(shared_pairs):
     """--notruncationreport: lastz drops its "truncating alignment ..." stderr lines and
     writes the same alignments; fastz too (and it does print them without the flag)."""
-    from conftest import LASTZ, drop_version
-
     p = shared_pairs / "mito_human_orang"
     args = [f"{p}/target.fa[1..6000]", f"{p}/query.fa[1..6000]", "--allocate:traceback=200K",
             "--format=general"]
 
     def both(extra):
-        lz = subprocess.run([LASTZ, *args, *extra], capture_output=True, timeout=300)
-        fz = subprocess.run([sys.executable, "-m", "fastz", *args, *extra],
-                            capture_output=True, timeout=300)
-        assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
-        assert drop_version(fz.stdout) == drop_version(lz.stdout)
+        lz, fz = lastz_and_fastz([*args, *extra])
         return lz.stderr.count(b"truncat"), fz.stderr.count(b"truncat")
 
     assert both([]) == (9, 9)
@@ -188,18 +199,8 @@ def test_notruncationreport_silences_the_truncation_lines_as_in_lastz(shared_pai
 def test_queryhsplimit_output_and_warnings_as_lastz(limit, spec):
     """Dropped queries, the per-strand warnings, the one-time explanation and the
     end-of-run count on stderr: byte for byte lastz's."""
-    from pathlib import Path
-
-    from conftest import LASTZ, drop_version
-
-    data = Path(__file__).resolve().parents[1] / "data"
-    args = [str(data / "pseudocat.fa"), str(data / "pseudopig.fa") + spec, limit,
-            "--format=general"]
-    lz = subprocess.run([LASTZ, *args], capture_output=True, timeout=300)
-    fz = subprocess.run([sys.executable, "-m", "fastz", *args], capture_output=True,
-                        timeout=300)
-    assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
-    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    lz, fz = lastz_and_fastz([str(DATA / "pseudocat.fa"), str(DATA / "pseudopig.fa") + spec,
+                              limit, "--format=general"])
     assert fz.stderr == lz.stderr
     assert (b"exceeded the HSP limit" in lz.stderr) == (limit != "--queryhsplimit=14")
 
@@ -215,30 +216,21 @@ def test_querydepth_output_and_warnings_as_lastz(words):
     """--querydepth: a query strand whose accepted alignments pair more than depth x its
     length in bases is dropped (or, with keep, cut at that alignment), with LASTZ's
     warnings; stdout and stderr byte for byte lastz's ("seq2" names a [multiple] query)."""
-    from pathlib import Path
-
     from conftest import LASTZ, drop_version
 
-    data = Path(__file__).resolve().parents[1] / "data"
-    query = str(data / "pseudopig.fa") + "".join(w for w in words if w in ("[multiple]", "-"))
-    args = [str(data / "pseudocat.fa"), query, "--format=general",
+    query = str(DATA / "pseudopig.fa") + "".join(w for w in words if w in ("[multiple]", "-"))
+    args = [str(DATA / "pseudocat.fa"), query, "--format=general",
             *(w for w in words if w.startswith("--"))]
-    lz = subprocess.run([LASTZ, *args], capture_output=True, timeout=300)
-    fz = subprocess.run([sys.executable, "-m", "fastz", *args], capture_output=True,
-                        timeout=300)
-    assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
-    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    lz, fz = lastz_and_fastz(args)
     assert fz.stderr == lz.stderr
+    # the option changed lastz's output (else the case would test nothing)
     full = subprocess.run([LASTZ, *args[:3]], capture_output=True, timeout=300)
     assert drop_version(full.stdout) != drop_version(lz.stdout) or "discard:0.5" in words[0]
 
 
 def test_querydepth_same_with_workers_and_the_gpu_path(monkeypatch):
     """The depth cut walks the alignments in acceptance order on every engine."""
-    from pathlib import Path
-
-    data = Path(__file__).resolve().parents[1] / "data"
-    args = [str(data / "pseudocat.fa"), str(data / "pseudopig.fa"), "--querydepth=keep:0.1",
+    args = [str(DATA / "pseudocat.fa"), str(DATA / "pseudopig.fa"), "--querydepth=keep:0.1",
             "--format=general"]
     runs = []
     for extra, env in ((["--workers=1"], {}), (["--workers=2"], {}),

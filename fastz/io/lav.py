@@ -82,12 +82,13 @@ class LavWriter(Writer):
 
     def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
         from .alignview import expand_view
-        from .textformats import text_align_lines, text_expand, text_match_lines
+        from ..options import text_expand
+        from .textformats import text_align_lines, text_match_lines
 
         out = self.out
         variant = self.spec.variant
         quirk = stdout_for_quirks(self.opts, out)
-        expand = text_expand(self.opts)
+        expand = text_expand(self.opts.extra or {})
         for v in vs:
             tv = expand_view(v, expand) if expand and variant == "text" else v
             if v.is_hsp:

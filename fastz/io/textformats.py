@@ -13,6 +13,7 @@ import numpy as np
 from .alignview import (
     BITS, GAP, OP_DEL, OP_INS, PRINTABLE, AlnView, SeqInfo, coverage, expand_view, pct1,
 )
+from ..options import text_expand
 from .formats import Writer, drops, score_matrix_lines, stdout_for_quirks, threshold_strings
 
 
@@ -194,19 +195,13 @@ def text_match_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView, one_based: bool
             f"{v.beg2 + bo - p2.offset + p2.start_loc:>10}: {v.text2}\n\n")
 
 
-def text_expand(opts) -> int:
-    """``--expand=N``: bases of context the text formats add at each alignment end."""
-    from ..options import text_expand as parse
-    return parse(opts.extra or {})
-
-
 class TextWriter(Writer):
     """``text`` (1-based) and ``ztext`` (0-based) human-readable alignments."""
 
     def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
         one_based = self.spec.variant == "text"
         quirk = stdout_for_quirks(self.opts, self.out)
-        expand = text_expand(self.opts)
+        expand = text_expand(self.opts.extra or {})     # --expand: context bases
         for v in vs:
             if expand:
                 v = expand_view(v, expand)

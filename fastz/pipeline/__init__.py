@@ -123,6 +123,16 @@ class Aligner:
             return None
         return w if w.strands_apart else None
 
+    def find_hsps(self, query: Sequence, strand: str):
+        """The HSPs (or seed hits) of one query strand buffer, in discovery order."""
+        from .filtering import find_hsps
+        o = self.opts
+        return find_hsps(self.index, self.target.chars, query.chars, o.seed, o.transition,
+                         self.scores.masked, o.xdrop, o.hspthresh, o.entropy,
+                         gfextend=o.gfextend, gapped=o.gapped, stats=self.stats,
+                         self_strand=strand if o.self_compare else None,
+                         processor=self.hitproc, backend=self.backend)
+
     def strand(self, query: Sequence, strand: str, threads: int = 1, hsps=None,
                gappedthresh: int | None = None) -> StrandResult:
         """Align one query strand (``query`` is already the strand buffer).
@@ -134,7 +144,6 @@ class Aligner:
         gapped threshold they imply.
         """
         from .anchors import anchors_from_hsps
-        from .filtering import find_hsps
         from .gapped import gapped_extend
         from .backend_filters import filter_alignments
 
@@ -145,11 +154,7 @@ class Aligner:
         elif self.segments is not None:
             hsps = self.segments.take(self.target, query, strand)
         else:
-            hsps = find_hsps(self.index, self.target.chars, query.chars, o.seed, o.transition,
-                             self.scores.masked, o.xdrop, o.hspthresh, o.entropy,
-                             gfextend=o.gfextend, gapped=o.gapped, stats=self.stats,
-                             self_strand=strand if o.self_compare else None,
-                             processor=self.hitproc, backend=self.backend)
+            hsps = self.find_hsps(query, strand)
         mirror = o.self_compare and o.mirror is not False      # --self (issue 6)
         if mirror and not o.gapped:
             from .filtering import _strand_length

@@ -117,15 +117,6 @@ def adaptive_results(aligner) -> Iterator[StrandResult]:
                                   fixed_gapped=o.gappedthresh_top is None)
 
 
-def _strand_hsps(aligner, t, buf):
-    """A query strand's HSPs as the normal run finds them."""
-    o = aligner.opts
-    return find_hsps(aligner.index, t, np.ascontiguousarray(buf.chars, np.uint8), o.seed,
-                     o.transition, aligner.scores.masked, o.xdrop, o.hspthresh, o.entropy,
-                     gfextend=o.gfextend, gapped=o.gapped, stats=aligner.stats,
-                     processor=aligner.hitproc, backend=aligner.backend)
-
-
 def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResult]:
     """Every query strand's result with ``--queryhsplimit=limit`` (LASTZ's searchLimit,
     discarding form).
@@ -137,12 +128,11 @@ def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResul
     same.  A kept query is finished minus strand first (collectHspsSeparately)."""
     import sys
 
-    t = np.ascontiguousarray(aligner.target.chars, np.uint8)
     for strands, bufs, _sid in _query_strands(aligner):
         found = {}
         prev = 0
         for s in strands:
-            hsps = _strand_hsps(aligner, t, bufs[s])
+            hsps = aligner.find_hsps(bufs[s], s)
             left = limit if prev == 0 else (limit - prev if prev < limit else 1)
             if hsps.shape[0] > left:           # LASTZ's search stops here
                 aligner.limit_exceeded += 1
@@ -173,7 +163,7 @@ def best_hsp_results(aligner, best: int) -> Iterator[StrandResult]:
         seg, state = kst.new_table()
         for s in strands:
             q = np.ascontiguousarray(bufs[s].chars, np.uint8)
-            raw = _strand_hsps(aligner, t, bufs[s])
+            raw = aligner.find_hsps(bufs[s], s)
             rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
             seg = kst.collect_adaptive(seg, state, 0, t, q, rows.astype(np.int64), sid[s],
                                        False)

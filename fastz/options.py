@@ -415,6 +415,12 @@ class Options:
             query_hsp_limit(x)
             if "queryhspbest" in x:
                 raise OptionsError("can't use --queryhsplimit with --queryhspbest")
+            # LASTZ's checks, in its order
+            for clash, on in (("--inner", self.inner > 0),
+                              ("--segments", self.segments_file is not None),
+                              ("adaptive hsp score threshold", self.hspthresh_top is not None)):
+                if on:
+                    raise OptionsError(f"can't use --anyornone or --queryhsplimit with {clash}")
         if "queryhspbest" in x:
             query_hsp_best(x)
         if "expand" in x:

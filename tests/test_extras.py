@@ -293,6 +293,10 @@ def test_self(words, data, monkeypatch):
     (CAT, PIG, "--queryhspbest=2", "--strand=plus"),        # one strand: nothing chosen
     ("pseudopig.fa[multiple]", CAT, "--queryhspbest=2", "--format=maf"),
     (APPLE, ORANGE, "--queryhspbest=3"),
+    # with an adaptive threshold the table keeps the best HSPs covering the target
+    # count (and does entropy) before the N best are chosen: differs from either alone
+    (CAT, PIG, "K=top30%", "--queryhspbest=20", "--format=general"),
+    (CAT, PIG, "K=top3000", "--queryhspbest=4", "--gappedthresh=top2000", "--format=axt"),
     # --queryhsplimit=N: a query with more than N HSPs (both strands) is dropped; the
     # others are finished minus strand first
     (CAT, PIG, "--queryhsplimit=8", "--format=general"),

@@ -232,6 +232,15 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("--queryhsplimit=0", "--queryhsplimit must be positive"),
     ("--queryhsplimit=keep:3", '"keep:3" is not an integer'),        # as lastz 1.04.22
     ("--queryhsplimit=3 --queryhspbest=2", "can't use --queryhsplimit with --queryhspbest"),
+    # lastz 1.04.22's own refusals (its messages)
+    ("--queryhsplimit=5 --inner=2000",
+     "can't use --anyornone or --queryhsplimit with --inner"),
+    ("--queryhsplimit=5 K=top5", "can't use --anyornone or --queryhsplimit with adaptive hsp"),
+    ("--queryhsplimit=5 --hspthresh=top5%",
+     "can't use --anyornone or --queryhsplimit with adaptive hsp"),
+    # an adaptive gapped threshold needs an adaptive HSP threshold (lastz fails so too)
+    ("--gappedthresh=top5", "gapped_extend can't handle score threshold top5$"),
+    ("--gappedthresh=top5 --queryhspbest=3", "gapped_extend can't handle score threshold top5$"),
     ("--queryhsplimit+=nowarn:1", "not yet supported by fastz: --queryhsplimit\\+$"),
     ("--queryhsplimit=keep,nowarn:4", "not yet supported by fastz: --queryhsplimit=keep$"),
     ("--queryhsplimit=4 --nogfextend",

@@ -146,16 +146,15 @@ def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatS
 
 
 def threshold_strings(opts: Options) -> tuple[str, str, bool]:
-    """(hsp threshold, gapped threshold, gapped is a plain score) as LASTZ prints them."""
+    """(hsp threshold, gapped threshold, either is a plain score) as LASTZ prints them."""
     top = opts.hspthresh_top
-    if top:
-        hsp = _top_string(top)
-        if opts.gappedthresh is None:
-            return hsp, hsp, False
-        return hsp, str(int(opts.gappedthresh)), True
-    hsp = str(int(opts.hspthresh if opts.hspthresh is not None else 3000))
-    gapped = opts.gappedthresh if opts.gappedthresh is not None else int(hsp)
-    return hsp, str(int(gapped)), True
+    hsp = _top_string(top) if top else str(int(opts.hspthresh if opts.hspthresh is not None
+                                                else 3000))
+    if opts.gappedthresh_top:
+        return hsp, _top_string(opts.gappedthresh_top), not top
+    if opts.gappedthresh is None:
+        return hsp, hsp, not top
+    return hsp, str(int(opts.gappedthresh)), True
 
 
 def _top_string(top: str) -> str:

@@ -49,7 +49,7 @@ def _refuse_unsupported(opts: Options) -> None:
         if key == "queryhsplimit" and query_hsp_limit(extra)[2]:
             missing.append("--queryhsplimit=keep")
         other = [flag for flag, on in (
-            ("K=top", opts.hspthresh_top), ("--twins", opts.twins_max is not None),
+            ("--twins", opts.twins_max is not None),
             ("--recoverseeds", opts.recover_seeds),
             ("--filter", opts.seed_filter_matches is not None),
             ("--segments", opts.segments_file), ("--self", opts.self_compare),
@@ -91,6 +91,11 @@ class Aligner:
             # top<p>% thresholds become base counts once the target length is known
             from .adaptive import resolve_thresholds
             self.opts = resolve_thresholds(self.opts, self.target)
+            if self.opts.gappedthresh_top and self.opts.gapped and not self.opts.hspthresh_top:
+                # LASTZ only turns an adaptive gapped threshold into a score when the
+                # HSP threshold is adaptive too; otherwise its first strand fails so
+                raise OptionsError("gapped_extend can't handle score threshold "
+                                   f"{self.opts.gappedthresh_top}")
         self.index = None
         if self.opts.segments_file is None:
             self.index = build_index(self.target.chars, self.opts.seed, self.opts.step,
@@ -244,14 +249,11 @@ class Aligner:
             from .anchors import SegmentsReader
             self.segments = SegmentsReader(self.opts.segments_file)
             workers = 1
-        if self.opts.hspthresh_top is not None:
-            # adaptive K (issue 6): both strands of a query share one HSP table
-            from .adaptive import adaptive_results
-            yield from adaptive_results(self)
-        elif "queryhspbest" in self.opts.extra:
-            # so do they with --queryhspbest, which keeps the best N of them
-            from .adaptive import best_hsp_results
-            yield from best_hsp_results(self, query_hsp_best(self.opts.extra))
+        if self.opts.hspthresh_top is not None or "queryhspbest" in self.opts.extra:
+            # adaptive K (issue 6) and --queryhspbest (which keeps the best N): both
+            # strands of a query share one HSP table
+            from .adaptive import shared_table_results
+            yield from shared_table_results(self, query_hsp_best(self.opts.extra))
         elif "queryhsplimit" in self.opts.extra:
             # and a query with too many HSPs is dropped whole
             from .adaptive import limited_hsp_results

@@ -97,24 +97,36 @@ def _query_strands(aligner):
         yield strands, bufs, sid
 
 
-def adaptive_results(aligner) -> Iterator[StrandResult]:
-    """Every query strand's result, in LASTZ's order for adaptive thresholds."""
+def shared_table_results(aligner, best: int | None = None) -> Iterator[StrandResult]:
+    """Every query strand's result when a query's two strands share one HSP table, in
+    LASTZ's order: adaptive thresholds (``K=top...``) and/or ``--queryhspbest=best``."""
     o = aligner.opts
-    target = aligner.target
-    limit = coverage_limit(o.hspthresh_top, _strand_length(target.chars))
-    t = np.ascontiguousarray(target.chars, np.uint8)
+    t = np.ascontiguousarray(aligner.target.chars, np.uint8)
+    adaptive = o.hspthresh_top is not None
+    limit = coverage_limit(o.hspthresh_top, _strand_length(t)) if adaptive else 0
     for strands, bufs, sid in _query_strands(aligner):
+        if not adaptive and len(strands) == 1:
+            # a single strand with a plain threshold: LASTZ never chooses
+            yield aligner.strand(bufs[strands[0]], strands[0])
+            continue
         seg, state = kst.new_table()
         for s in strands:
             q = np.ascontiguousarray(bufs[s].chars, np.uint8)
-            raw = find_hsps(aligner.index, t, q, o.seed, o.transition, aligner.scores.masked,
-                            o.xdrop, _NO_THRESHOLD, False, gfextend=True, gapped=o.gapped,
-                            stats=aligner.stats)
+            if adaptive:
+                # every x-drop extension is offered to the table, which keeps the best
+                raw = find_hsps(aligner.index, t, q, o.seed, o.transition,
+                                aligner.scores.masked, o.xdrop, _NO_THRESHOLD, False,
+                                gfextend=True, gapped=o.gapped, stats=aligner.stats)
+            else:
+                raw = aligner.find_hsps(bufs[s], s)
             rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
             seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
-                                       sid[s], bool(o.entropy))
+                                       sid[s], adaptive and bool(o.entropy))
+        if best is not None and len(strands) == 2:
+            # LASTZ chooses after searching the minus strand only
+            kst.choose_best(seg, state, best)
         yield from _finish_shared(aligner, bufs, seg, state, sid, strands,
-                                  fixed_gapped=o.gappedthresh_top is None)
+                                  fixed_gapped=not adaptive or o.gappedthresh_top is None)
 
 
 def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResult]:
@@ -151,24 +163,6 @@ def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResul
             continue
         for s in strands[::-1]:
             yield aligner.strand(bufs[s], s, hsps=found[s])
-
-
-def best_hsp_results(aligner, best: int) -> Iterator[StrandResult]:
-    """Every query strand's result with ``--queryhspbest=best``, in LASTZ's order."""
-    t = np.ascontiguousarray(aligner.target.chars, np.uint8)
-    for strands, bufs, sid in _query_strands(aligner):
-        if len(strands) == 1:                  # LASTZ never chooses on one strand
-            yield aligner.strand(bufs[strands[0]], strands[0])
-            continue
-        seg, state = kst.new_table()
-        for s in strands:
-            q = np.ascontiguousarray(bufs[s].chars, np.uint8)
-            raw = aligner.find_hsps(bufs[s], s)
-            rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
-            seg = kst.collect_adaptive(seg, state, 0, t, q, rows.astype(np.int64), sid[s],
-                                       False)
-        kst.choose_best(seg, state, best)
-        yield from _finish_shared(aligner, bufs, seg, state, sid, strands)
 
 
 def resolve_thresholds(opts, target):

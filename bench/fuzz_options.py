@@ -1,0 +1,132 @@
+"""Differential fuzzing: random LASTZ option combinations, fastz against the real lastz.
+
+Each trial draws a pair and a handful of options from the pool below, runs lastz and fastz
+with the same words, and compares whole stdout (version token dropped) and whether both
+succeeded.  Mismatches go to the report (one line each, with the command to reproduce).
+
+    python bench/fuzz_options.py --trials 200 --seed 1            # report on stdout
+    python bench/fuzz_options.py --trials 50 --pairs dengue1_vs_dengue2 -o /tmp/fuzz.txt
+    FASTZ_GPU_ENGINE=twin python bench/fuzz_options.py --fastz=--backend=gpu  # GPU path, CPU twins
+
+A trial where lastz itself fails is a match only if fastz fails too (messages may differ).
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from conftest import PAIRS, drop_version  # noqa: E402
+from parity_cases import run_program  # noqa: E402
+
+SMALL_PAIRS = ("dengue1_vs_dengue2", "dwv_vs_vdv1", "mito_human_orang", "mito_human_mouse",
+               "lastz_pseudocat_vs_pseudopig", "dmel2R_vs_dpse_contigs")
+
+
+def _pick(rng, *choices):
+    return rng.choice(choices)
+
+
+# Each entry draws one option word (or None) from the generator.
+POOL = [
+    lambda r: _pick(r, "--strand=both", "--strand=plus", "--strand=minus"),
+    lambda r: _pick(r, "--seed=12of19", "--seed=14of22", "--seed=match12", "--seed=half14",
+                    "--seed=1110100110111", "--seed=match15", "--seed=half20"),
+    lambda r: _pick(r, "--transition", "--transition=2", "--notransition"),
+    lambda r: f"--step={r.randint(1, 25)}",
+    lambda r: f"--xdrop={r.choice([300, 910, 2000, 5000])}",
+    lambda r: f"--hspthresh={r.choice([1500, 2200, 3000, 4500, 6000])}",
+    lambda r: f"--hspthresh=top{r.randint(1, 30)}",
+    lambda r: f"--hspthresh=top{r.randint(1, 40)}%",
+    lambda r: f"--gappedthresh={r.choice([1000, 3000, 5000, 8000])}",
+    lambda r: _pick(r, f"--gappedthresh=top{r.randint(1, 30)}", f"--gappedthresh=top{r.randint(1, 40)}%"),
+    lambda r: f"--ydrop={r.choice([500, 3400, 9400, 15000])}",
+    lambda r: f"--gap={r.choice([200, 400, 600])},{r.choice([10, 30, 60])}",
+    lambda r: "--nogfextend",
+    lambda r: _pick(r, "--noentropy", "--entropy"),
+    lambda r: "--noytrim",
+    lambda r: "--notrivial",
+    lambda r: "--allgappedbounds",
+    lambda r: _pick(r, "--chain", f"--chain={r.randint(0, 50)},{r.randint(0, 5)}"),
+    lambda r: f"--inner={r.choice([1000, 2000, 3000])}",
+    lambda r: f"--identity={r.randint(50, 80)}..{r.randint(85, 100)}",
+    lambda r: f"--coverage={r.randint(0, 40)}",
+    lambda r: f"--continuity={r.randint(50, 100)}",
+    lambda r: f"--masking={r.randint(1, 6)}",
+    lambda r: _pick(r, "--match=1,2", "--match=2,3", "--unitscores"),
+    lambda r: _pick(r, "--ambiguous=n", "--ambiguous=iupac", "--ambiguous=n,1,2"),
+    lambda r: _pick(r, f"--filter=nmatch:{r.randint(10, 200)}",
+                    f"--filter=nmismatch:0..{r.randint(5, 100)}",
+                    f"--filter=ngap:..{r.randint(0, 10)}", f"--filter=cgap:..{r.randint(0, 10)}"),
+    lambda r: _pick(r, "--word=32", "--maxwordcount=5", "--maxwordcount=90%"),
+    lambda r: _pick(r, f"--twins={r.randint(0, 10)}..{r.randint(20, 100)}", "--recoverseeds",
+                    f"--exact={r.randint(15, 40)}", f"--mismatch=2,{r.randint(40, 80)}",
+                    "--filter=2,8", "--filter=cares:1,12"),
+    lambda r: f"--queryhspbest={r.randint(1, 20)}",
+    lambda r: f"--queryhsplimit={r.choice(['', 'nowarn:'])}{r.randint(1, 100)}",
+    lambda r: f"--querydepth={r.choice(['', 'keep:', 'nowarn:', 'discard:'])}"
+              f"{r.choice(['0.5', '1', '2.5'])}",
+    lambda r: "--markend",
+    lambda r: f"--allocate:traceback={r.choice(['200k', '1M', '80M'])}",
+    lambda r: "--nogapped",
+    lambda r: "--gfextend",
+]
+
+FORMATS = ["lav", "lav+", "axt", "axt+", "maf", "maf+", "maf-", "general", "general-",
+           "general:name1,zstart1,end1,name2,strand2,zstart2+,end2+,score,nmatch,cigarx",
+           "general:identity,coverage,continuity,diff,blastid%,ncolumn,npair",
+           "mapping", "cigar", "sam", "sam-", "softsam", "paf", "segments", "rdotplot",
+           "differences", "blastn", "text", "lav+text", "axt+"]
+
+
+def draw(rng: random.Random, pairs: list[str]) -> tuple[str, list[str]]:
+    """One trial: (pair, words after the program name)."""
+    pair = rng.choice(pairs)
+    opts = [g(rng) for g in rng.sample(POOL, rng.randint(1, 5))]
+    words = ["target.fa", "query.fa", *opts]
+    if rng.random() < 0.8:
+        words.append(f"--format={rng.choice(FORMATS)}")
+    return pair, words
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--pairs", nargs="*", default=list(SMALL_PAIRS))
+    ap.add_argument("--fastz", default="", help="extra words for fastz only, e.g. "
+                    "'--workers=2' or '--backend=gpu' (with FASTZ_GPU_ENGINE=twin set)")
+    ap.add_argument("-o", "--output", default="-")
+    args = ap.parse_args(argv)
+    rng = random.Random(args.seed)
+    out = sys.stdout if args.output == "-" else open(args.output, "w")
+    bad = 0
+    for trial in range(args.trials):
+        pair, words = draw(rng, args.pairs)
+        cwd = PAIRS / pair
+        start = time.perf_counter()
+        lz = run_program("lastz", words, cwd)
+        fz = run_program("fastz", words + args.fastz.split(), cwd)
+        if lz.returncode != 0:
+            verdict = "match" if fz.returncode != 0 else "MISMATCH lastz failed, fastz did not"
+        elif fz.returncode != 0:
+            first = (fz.stderr.decode(errors="replace").strip().splitlines() or [""])[-1]
+            verdict = "REFUSED" if "not yet supported" in first \
+                else f"MISMATCH fastz failed: {first[:160]}"
+        else:
+            verdict = "match" if drop_version(lz.stdout) == drop_version(fz.stdout) \
+                else "MISMATCH output differs"
+        bad += verdict.startswith("MISMATCH")
+        print(f"{trial}\t{verdict}\t{time.perf_counter() - start:.1f}s\t(pairs/{pair}) lastz "
+              f"{' '.join(words)}", file=out, flush=True)
+    print(f"# {bad} mismatches in {args.trials} trials (seed {args.seed})", file=out)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -101,6 +102,7 @@ def main(argv=None) -> int:
     ap.add_argument("--pairs", nargs="*", default=list(SMALL_PAIRS))
     ap.add_argument("--fastz", default="", help="extra words for fastz only, e.g. "
                     "'--workers=2' or '--backend=gpu' (with FASTZ_GPU_ENGINE=twin set)")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per program run")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
@@ -110,8 +112,13 @@ def main(argv=None) -> int:
         pair, words = draw(rng, args.pairs)
         cwd = PAIRS / pair
         start = time.perf_counter()
-        lz = run_program("lastz", words, cwd)
-        fz = run_program("fastz", words + args.fastz.split(), cwd)
+        try:
+            lz = run_program("lastz", words, cwd, timeout=args.timeout)
+            fz = run_program("fastz", words + args.fastz.split(), cwd, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            print(f"{trial}\tTIMEOUT\t(pairs/{pair}) lastz {' '.join(words)}", file=out,
+                  flush=True)
+            continue
         if lz.returncode != 0:
             verdict = "match" if fz.returncode != 0 else "MISMATCH lastz failed, fastz did not"
         elif fz.returncode != 0:

@@ -303,6 +303,9 @@ def test_self(words, data, monkeypatch):
     (CAT, PIG, "--queryhsplimit=9", "--masking=1"),
     (CAT, PIG, "--queryhsplimit=nowarn:3", "--strand=plus", "--format=maf"),
     (CAT, PIG, "--queryhsplimit=warn:50", "--nogapped"),
+    # lastz then prints at most N gap-free segments per query (cut mid-alignment)
+    (CAT, PIG, "--queryhsplimit=nowarn:46", "--format=rdotplot"),
+    (CAT, PIG, "--queryhsplimit=nowarn:20", "--format=genseg"),
     (CAT, PIG, "--format=differences"),
     (CAT, PIG, "--format=blastn"),
     (CAT, PIG, "--format=paf:wfmash"),

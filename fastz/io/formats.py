@@ -324,6 +324,12 @@ class NoneWriter(Writer):
         pass
 
 
+def degapified(opts: Options) -> bool:
+    """Does the output print gapped alignments as their gap-free segments?"""
+    spec = parse_format(opts.format or "lav", tuple(opts.format_fields or ()))
+    return spec.degapify or bool(getattr(opts, "degapify", False))
+
+
 def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filename: str,
                 out: TextIO) -> Writer:
     """The writer for ``opts.format`` (and ``opts.format_fields``)."""
@@ -334,7 +340,7 @@ def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filenam
     from .textformats import AxtWriter, DiffsWriter, MafWriter, TextWriter
 
     spec = parse_format(opts.format or "lav", tuple(opts.format_fields or ()))
-    spec = replace(spec, degapify=spec.degapify or bool(getattr(opts, "degapify", False)),
+    spec = replace(spec, degapify=degapified(opts),
                    distinguish=spec.distinguish or bool(getattr(opts, "maf_distinguish_names",
                                                                  False)))
     cls = {"lav": LavWriter, "axt": AxtWriter, "maf": MafWriter, "sam": SamWriter,

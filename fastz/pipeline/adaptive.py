@@ -161,8 +161,42 @@ def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResul
             prev += hsps.shape[0]
         if found is None:
             continue
+        cap = _PrintCap(aligner, limit)
         for s in strands[::-1]:
-            yield aligner.strand(bufs[s], s, hsps=found[s])
+            yield cap(aligner.strand(bufs[s], s, hsps=found[s]))
+
+
+class _PrintCap:
+    """LASTZ prints at most ``limit`` things per query when --queryhsplimit is set
+    (output.c's ``printedForQuery``): a strand's list of gapped alignments counts one,
+    and so does each HSP or, in the formats that print gapped alignments as their
+    gap-free segments (rdotplot, genseg, mafsegments), each segment.  Only the last
+    can bind for a query within the limit: its alignments are cut mid-way there."""
+
+    def __init__(self, aligner, limit: int):
+        from ..io.formats import degapified
+        self.aligner, self.left = aligner, limit
+        self.segments = degapified(aligner.opts)
+
+    def __call__(self, res: StrandResult) -> StrandResult:
+        from dataclasses import replace
+
+        from ..io.alignview import degapify
+        alns = res.alignments
+        if len(alns) == 0:
+            return res
+        if alns.kind == "gapped" and not self.segments:
+            keep = len(alns) if self.left > 0 else 0
+            self.left -= 1
+        else:
+            if alns.kind == "gapped":
+                alns = degapify(alns, self.aligner.target.chars, res.query.chars,
+                                self.aligner.scores.sub)
+            keep = min(len(alns), max(self.left, 0))
+            self.left -= keep
+        if keep < len(alns):
+            alns = alns.subset(np.arange(keep))
+        return replace(res, alignments=alns)
 
 
 def resolve_thresholds(opts, target):

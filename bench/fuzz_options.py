@@ -82,14 +82,23 @@ FORMATS = ["lav", "lav+", "axt", "axt+", "maf", "maf+", "maf-", "general", "gene
            "general:name1,zstart1,end1,name2,strand2,zstart2+,end2+,score,nmatch,cigarx",
            "general:identity,coverage,continuity,diff,blastid%,ncolumn,npair",
            "mapping", "cigar", "sam", "sam-", "softsam", "paf", "segments", "rdotplot",
-           "differences", "blastn", "text", "lav+text", "axt+"]
+           "differences", "blastn", "text", "lav+text", "axt+", "genseg", "generalseg-",
+           "genseg:name1,zstart1,end1,name2,strand2,zstart2,end2", "mafsegments",
+           "rdotplot+score", "general:nmismatch,ngap,cgap,diagonal,cigar,score,blastid",
+           "general:name1,start1,length1,name2,start2+,length2,align1,align2", "maf+",
+           "lav+"]
+
+TARGETS = ["target.fa"] * 6 + ["target.fa[2000..9000]", "target.fa[multiple]",
+                                "target.fa[unmask]", "target.fa[500,7000]"]
+QUERIES = ["query.fa"] * 6 + ["query.fa[1000..8000]", "query.fa-", "query.fa[unmask]",
+                              "query.fa[nameparse=darkspace]"]
 
 
 def draw(rng: random.Random, pairs: list[str]) -> tuple[str, list[str]]:
     """One trial: (pair, words after the program name)."""
     pair = rng.choice(pairs)
     opts = [g(rng) for g in rng.sample(POOL, rng.randint(1, 5))]
-    words = ["target.fa", "query.fa", *opts]
+    words = [rng.choice(TARGETS), rng.choice(QUERIES), *opts]
     if rng.random() < 0.8:
         words.append(f"--format={rng.choice(FORMATS)}")
     return pair, words

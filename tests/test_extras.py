@@ -296,6 +296,10 @@ def test_self(words, data, monkeypatch):
     # with an adaptive threshold the table keeps the best HSPs covering the target
     # count (and does entropy) before the N best are chosen: differs from either alone
     (CAT, PIG, "K=top30%", "--queryhspbest=20", "--format=general"),
+    # the seed-hit filter changes which HSPs there are, not how they are chosen
+    (CAT, PIG, "--queryhspbest=4", "--filter=2,8", "--nogapped"),
+    (CAT, PIG, "--queryhspbest=3", "--filter=0,11", "--chain", "--format=maf"),
+    (CAT, PIG, "--queryhsplimit=nowarn:60", "--filter=1,9", "--nogapped"),
     (CAT, PIG, "K=top3000", "--queryhspbest=4", "--gappedthresh=top2000", "--format=axt"),
     # --queryhsplimit=N: a query with more than N HSPs (both strands) is dropped; the
     # others are finished minus strand first

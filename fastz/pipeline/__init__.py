@@ -50,9 +50,7 @@ def _refuse_unsupported(opts: Options) -> None:
             missing.append("--queryhsplimit=keep")
         other = [flag for flag, on in (
             ("--twins", opts.twins_max is not None),
-            ("--recoverseeds", opts.recover_seeds),
-            ("--filter", opts.seed_filter_matches is not None),
-            ("--segments", opts.segments_file), ("--self", opts.self_compare),
+            ("--recoverseeds", opts.recover_seeds), ("--segments", opts.segments_file), ("--self", opts.self_compare),
             ("--nogfextend", not opts.gfextend)) if on]
         if other:
             missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")

@@ -90,6 +90,14 @@ def data(lastz_data: Path, tmp_path_factory) -> Path:
     pal = (rnd(2000) + a + rc(mutate(a)) + rnd(1500) + a[:300] + rnd(7) + rc(mutate(a[:300]))
            + rnd(1000) + a + rnd(3) + rc(a) + rnd(500))
     (out / "palindromes.fa").write_text(f">pal\n{pal}\n")
+    # a target with five exact copies of a repeat (its seed words occur 5 times) and a
+    # query whose plus strand masks the unique part, whose minus strand holds the repeat
+    rep, uniq = rnd(400), rnd(3000)
+    (out / "repeats.fa").write_text(
+        ">rep\n" + rnd(1000) + uniq + rnd(500) + "".join(rep + rnd(300) for _ in range(5))
+        + rnd(1000) + "\n")
+    (out / "repeat_probe.fa").write_text(
+        ">probe\n" + rnd(200) + mutate(uniq) + rnd(300) + rc(mutate(rep)) + rnd(200) + "\n")
     return out
 
 
@@ -233,6 +241,10 @@ def test_gfa_justhits_word(words, data, monkeypatch):
     (APPLE, ORANGE, "--masking=2", "H=2000", "--chain", "--format=lav+"),
     (CAT, PIG, "--census"),
     (CAT, PIG, "--masking=1", "--nogapped"),
+    # words --maxwordcount dropped stay dropped when masking rebuilds the index (lastz
+    # finds the repeat only if they come back)
+    ("repeats.fa", "repeat_probe.fa", "--maxwordcount=2", "--masking=1", "--format=general"),
+    ("repeats.fa", "repeat_probe.fa", "--maxwordcount=2,100", "--masking=1"),
 ], ids=lambda w: " ".join(w[2:]))
 def test_masking(words, data, monkeypatch):
     assert_same(words, data, monkeypatch)

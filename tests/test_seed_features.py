@@ -222,7 +222,6 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("--expand=-1", "--expand cannot be negative"),
     ("--expand=1000", "--expand must be less than 1000"),
     # not implemented (yet): say so
-    ("--maxwordcount=5 --masking=3", "not yet supported by fastz: --maxwordcount with --masking"),
     ("K=top10 --twins=5", "not yet supported by fastz: K=top with --twins"),
     # LASTZ options that change its output and fastz does not implement: refused by name,
     # never silently ignored (each gave output different from lastz's when ignored)

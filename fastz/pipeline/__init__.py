@@ -54,8 +54,6 @@ def _refuse_unsupported(opts: Options) -> None:
             ("--nogfextend", not opts.gfextend)) if on]
         if other:
             missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")
-    if "maxwordcount" in extra and opts.masking:
-        missing.append("--maxwordcount with --masking")
     # LASTZ options that change what it writes (per-query HSP and alignment limits,
     # chores, the seed-table and capsule tools, debugging dumps): refused by name
     for key in _UNSUPPORTED_EXTRAS:

@@ -133,16 +133,21 @@ def masked_results(aligner, results):
     (and its seed index rebuilt) when the next strand is asked for, i.e. after the
     writer printed this one.
     """
-    from .seeding import build_index
+    from .seeding import build_index, keep_positions
 
     cen = aligner.census
     o = aligner.opts
+    limited = None
+    if aligner.index is not None and "maxwordcount" in (o.extra or {}):
+        limited = np.sort(aligner.index.pos)        # what --maxwordcount left
     for res in results:
         if len(res.alignments) or not o.gapped:
             res.stats["num_masked"] = cen.update(res.alignments)
         yield res
         if cen.apply() and aligner.index is not None:
             aligner.index = build_index(aligner.target.chars, o.seed, o.step, word=o.word)
+            if limited is not None:
+                aligner.index = keep_positions(aligner.index, limited)
 
 
 def write_census(cen: Census, writer) -> None:

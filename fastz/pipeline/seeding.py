@@ -241,6 +241,20 @@ def limit_index(index: SeedIndex, spec: str, target_len: int) -> SeedIndex:
     return SeedIndex(index.spec, index.step, dir_, pos, low, index.low_bits, index.target_len)
 
 
+def keep_positions(index: SeedIndex, allowed: np.ndarray) -> SeedIndex:
+    """The index with only the window ends in ``allowed`` (sorted), order kept: the
+    words ``--maxwordcount`` dropped from the unmasked target stay dropped after
+    dynamic masking rebuilds the index (LASTZ removes masked seeds from its one,
+    limited, position table)."""
+    at = np.searchsorted(allowed, index.pos)
+    keep = (at < allowed.shape[0]) & (allowed[np.minimum(at, allowed.shape[0] - 1)]
+                                      == index.pos)
+    if keep.all():
+        return index
+    dir_, pos, low = kseed.compact_index(index.dir_, index.pos, index.low, keep)
+    return SeedIndex(index.spec, index.step, dir_, pos, low, index.low_bits, index.target_len)
+
+
 def _limit_for_fraction(counts: np.ndarray, keep: float) -> int:
     """LASTZ ``find_position_table_limit`` from the per-entry word counts."""
     if counts.shape[0] == 0:

@@ -310,6 +310,9 @@ def test_self(words, data, monkeypatch):
     (CAT, PIG, "K=top30%", "--queryhspbest=20", "--format=general"),
     # the seed-hit filter changes which HSPs there are, not how they are chosen
     (CAT, PIG, "--queryhspbest=4", "--filter=2,8", "--nogapped"),
+    (CAT, PIG, "--hspthresh=top20%", "--filter=cares:1,12", "--format=general"),
+    (CAT, PIG, "K=top5", "--filter=2,8", "--nogapped"),
+    (CAT, PIG, "K=top3000", "--filter=1,9", "--queryhspbest=4", "--format=axt"),
     (CAT, PIG, "--queryhspbest=3", "--filter=0,11", "--chain", "--format=maf"),
     (CAT, PIG, "--queryhsplimit=nowarn:60", "--filter=1,9", "--nogapped"),
     (CAT, PIG, "K=top3000", "--queryhspbest=4", "--gappedthresh=top2000", "--format=axt"),

@@ -39,9 +39,8 @@ def _refuse_unsupported(opts: Options) -> None:
     missing = []
     if getattr(opts, "anchors_file", None):
         missing.append("--anchors")
-    if opts.hspthresh_top and (opts.twins_max is not None or opts.recover_seeds
-                               or opts.seed_filter_matches is not None):
-        missing.append("K=top with --twins/--recoverseeds/--filter")
+    if opts.hspthresh_top and (opts.twins_max is not None or opts.recover_seeds):
+        missing.append("K=top with --twins/--recoverseeds")
     extra = opts.extra or {}
     for key in ("queryhspbest", "queryhsplimit"):
         if key not in extra:

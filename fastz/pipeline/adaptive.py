@@ -116,7 +116,8 @@ def shared_table_results(aligner, best: int | None = None) -> Iterator[StrandRes
                 # every x-drop extension is offered to the table, which keeps the best
                 raw = find_hsps(aligner.index, t, q, o.seed, o.transition,
                                 aligner.scores.masked, o.xdrop, _NO_THRESHOLD, False,
-                                gfextend=True, gapped=o.gapped, stats=aligner.stats)
+                                gfextend=True, gapped=o.gapped, stats=aligner.stats,
+                                processor=aligner.hitproc)
             else:
                 raw = aligner.find_hsps(bufs[s], s)
             rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)

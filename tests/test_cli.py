@@ -205,6 +205,15 @@ def test_queryhsplimit_output_and_warnings_as_lastz(limit, spec):
     assert (b"exceeded the HSP limit" in lz.stderr) == (limit != "--queryhsplimit=14")
 
 
+@pytest.mark.parametrize("limit", ["--queryhsplimit=3", "--queryhsplimit=10"])
+def test_queryhsplimit_with_twins_as_lastz(limit):
+    """LASTZ's twin hit processor never stops a search: no warning, no count, the
+    query is only dropped (or kept) by its HSPs counted before merging."""
+    lz, fz = lastz_and_fastz([str(DATA / "pseudocat.fa"), str(DATA / "pseudopig.fa"),
+                              limit, "--twins=5..80", "--format=general"])
+    assert fz.stderr == lz.stderr == b""
+
+
 @pytest.mark.parametrize("words", [
     ["--querydepth=0.2"], ["--querydepth=keep:0.2"], ["--querydepth=nowarn:0.05"],
     ["--querydepth=keep,nowarn:0.05"], ["--querydepth=discard:0.5"],

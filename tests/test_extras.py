@@ -313,6 +313,14 @@ def test_self(words, data, monkeypatch):
     (CAT, PIG, "--hspthresh=top20%", "--filter=cares:1,12", "--format=general"),
     (CAT, PIG, "K=top5", "--filter=2,8", "--nogapped"),
     (CAT, PIG, "K=top3000", "--filter=1,9", "--queryhspbest=4", "--format=axt"),
+    # --twins/--recoverseeds HSPs are merged only when the strand is finished: after
+    # the table chose or counted them (merged first, the order or the count differs)
+    (CAT, PIG, "--queryhspbest=4", "--recoverseeds", "--nogapped"),
+    (CAT, PIG, "--queryhspbest=3", "--twins=0..50", "--format=general"),
+    (CAT, PIG, "K=top5", "--recoverseeds", "--format=general"),
+    (CAT, PIG, "K=top20%", "--twins=1..60", "--nogapped"),
+    (CAT, PIG, "--queryhsplimit=40", "--twins=5..80"),
+    (CAT, PIG, "--queryhsplimit=nowarn:100", "--recoverseeds", "--format=rdotplot"),
     (CAT, PIG, "--queryhspbest=3", "--filter=0,11", "--chain", "--format=maf"),
     (CAT, PIG, "--queryhsplimit=nowarn:60", "--filter=1,9", "--nogapped"),
     (CAT, PIG, "K=top3000", "--queryhspbest=4", "--gappedthresh=top2000", "--format=axt"),

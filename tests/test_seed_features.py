@@ -222,16 +222,11 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("--expand=-1", "--expand cannot be negative"),
     ("--expand=1000", "--expand must be less than 1000"),
     # not implemented (yet): say so
-    ("K=top10 --twins=5", "not yet supported by fastz: K=top with --twins/--recoverseeds$"),
     # LASTZ options that change its output and fastz does not implement: refused by name,
     # never silently ignored (each gave output different from lastz's when ignored)
     ("--queryhspbest=0", "--queryhspbest must be positive"),
     ("--queryhspbest=2 --nogfextend",
      "not yet supported by fastz: --queryhspbest with --nogfextend$"),
-    # (their HSPs are chosen or counted unlike lastz's: checked against lastz 1.04.22)
-    ("--queryhspbest=2 --twins=5", "not yet supported by fastz: --queryhspbest with --twins$"),
-    ("--queryhsplimit=9 --recoverseeds",
-     "not yet supported by fastz: --queryhsplimit with --recoverseeds$"),
     ("--queryhsplimit=0", "--queryhsplimit must be positive"),
     ("--queryhsplimit=keep:3", '"keep:3" is not an integer'),        # as lastz 1.04.22
     ("--queryhsplimit=3 --queryhspbest=2", "can't use --queryhsplimit with --queryhspbest"),

@@ -39,8 +39,6 @@ def _refuse_unsupported(opts: Options) -> None:
     missing = []
     if getattr(opts, "anchors_file", None):
         missing.append("--anchors")
-    if opts.hspthresh_top and (opts.twins_max is not None or opts.recover_seeds):
-        missing.append("K=top with --twins/--recoverseeds")
     extra = opts.extra or {}
     for key in ("queryhspbest", "queryhsplimit"):
         if key not in extra:
@@ -48,8 +46,7 @@ def _refuse_unsupported(opts: Options) -> None:
         if key == "queryhsplimit" and query_hsp_limit(extra)[2]:
             missing.append("--queryhsplimit=keep")
         other = [flag for flag, on in (
-            ("--twins", opts.twins_max is not None),
-            ("--recoverseeds", opts.recover_seeds), ("--segments", opts.segments_file), ("--self", opts.self_compare),
+            ("--segments", opts.segments_file), ("--self", opts.self_compare),
             ("--nogfextend", not opts.gfextend)) if on]
         if other:
             missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")
@@ -123,15 +120,28 @@ class Aligner:
             return None
         return w if w.strands_apart else None
 
-    def find_hsps(self, query: Sequence, strand: str):
-        """The HSPs (or seed hits) of one query strand buffer, in discovery order."""
+    def find_hsps(self, query: Sequence, strand: str, unmerged: bool = False):
+        """The HSPs (or seed hits) of one query strand buffer, in discovery order.
+        ``unmerged``: leave --twins/--recoverseeds HSPs as found (the caller counts or
+        chooses them first, then calls ``finish_hsps``, as LASTZ does)."""
         from .filtering import find_hsps
         o = self.opts
+        proc = self.hitproc
+        if unmerged and proc is not None and proc.merge:
+            proc = replace(proc, defer=True)
         return find_hsps(self.index, self.target.chars, query.chars, o.seed, o.transition,
                          self.scores.masked, o.xdrop, o.hspthresh, o.entropy,
                          gfextend=o.gfextend, gapped=o.gapped, stats=self.stats,
                          self_strand=strand if o.self_compare else None,
-                         processor=self.hitproc, backend=self.backend)
+                         processor=proc, backend=self.backend)
+
+    def finish_hsps(self, query: Sequence, hsps):
+        """Merge (and score) a strand's unmerged HSPs (``find_hsps(unmerged=True)``)."""
+        from .filtering import finish_hsps
+        if self.hitproc is None or not self.hitproc.merge:
+            return hsps
+        return finish_hsps(hsps, self.target.chars, query.chars, self.scores.masked,
+                           self.hitproc)
 
     def strand(self, query: Sequence, strand: str, threads: int = 1, hsps=None,
                gappedthresh: int | None = None) -> StrandResult:

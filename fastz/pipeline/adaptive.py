@@ -24,6 +24,7 @@ minus strand first, with no rescoring (the plus strand's table is the one it was
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator
 
 import numpy as np
@@ -69,7 +70,8 @@ def _finish_shared(aligner, bufs, seg, state, sid, strands, fixed_gapped=True):
         tables = [(strands[0], seg, state)]
         low = min(int(state[kst.S_LOW]), kst.WORST_POSSIBLE)
     for s, tseg, tstate in tables:
-        hsps = _as_hsps(tseg, tstate)
+        # LASTZ merges --twins/--recoverseeds HSPs when it finishes the strand
+        hsps = aligner.finish_hsps(bufs[s], _as_hsps(tseg, tstate))
         if len(strands) == 2 and s == "+" and (o.gapped or o.chain) and hsps.shape[0]:
             # the plus strand's HSPs were moved to a fresh table, which no longer
             # says it holds scores: finish_one_strand rescores them (masked table, no
@@ -114,12 +116,15 @@ def shared_table_results(aligner, best: int | None = None) -> Iterator[StrandRes
             q = np.ascontiguousarray(bufs[s].chars, np.uint8)
             if adaptive:
                 # every x-drop extension is offered to the table, which keeps the best
+                proc = aligner.hitproc
+                if proc is not None and proc.merge:
+                    proc = replace(proc, defer=True)
                 raw = find_hsps(aligner.index, t, q, o.seed, o.transition,
                                 aligner.scores.masked, o.xdrop, _NO_THRESHOLD, False,
                                 gfextend=True, gapped=o.gapped, stats=aligner.stats,
-                                processor=aligner.hitproc)
+                                processor=proc)
             else:
-                raw = aligner.find_hsps(bufs[s], s)
+                raw = aligner.find_hsps(bufs[s], s, unmerged=True)
             rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
             seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
                                        sid[s], adaptive and bool(o.entropy))
@@ -138,16 +143,19 @@ def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResul
     (the limit less the plus strand's count; 1 when that count is the limit) and warns;
     the query is dropped whole when the two strands together have more than ``limit``.
     An unstopped search is a complete one, so counting complete searches decides the
-    same.  A kept query is finished minus strand first (collectHspsSeparately)."""
+    same.  LASTZ's twin hit processor never stops a search (nor warns), it only drops.
+    HSPs are counted before --twins/--recoverseeds merge them.  A kept query is
+    finished minus strand first (collectHspsSeparately)."""
     import sys
 
+    stops = aligner.opts.twins_max is None
     for strands, bufs, _sid in _query_strands(aligner):
         found = {}
         prev = 0
         for s in strands:
-            hsps = aligner.find_hsps(bufs[s], s)
+            hsps = aligner.find_hsps(bufs[s], s, unmerged=True)
             left = limit if prev == 0 else (limit - prev if prev < limit else 1)
-            if hsps.shape[0] > left:           # LASTZ's search stops here
+            if stops and hsps.shape[0] > left:           # LASTZ's search stops here
                 aligner.limit_exceeded += 1
                 if warn:
                     sys.stderr.write(f'WARNING. Query "{bufs[s].name}" contains more than '
@@ -164,7 +172,8 @@ def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResul
             continue
         cap = _PrintCap(aligner, limit)
         for s in strands[::-1]:
-            yield cap(aligner.strand(bufs[s], s, hsps=found[s]))
+            hsps = aligner.finish_hsps(bufs[s], found[s])
+            yield cap(aligner.strand(bufs[s], s, hsps=hsps))
 
 
 class _PrintCap:
@@ -180,7 +189,6 @@ class _PrintCap:
         self.segments = degapified(aligner.opts)
 
     def __call__(self, res: StrandResult) -> StrandResult:
-        from dataclasses import replace
 
         from ..io.alignview import degapify
         alns = res.alignments
@@ -203,8 +211,6 @@ class _PrintCap:
 def resolve_thresholds(opts, target):
     """Options with ``top<p>%`` thresholds turned into ``top<count>`` (LASTZ
     ``resolve_score_thresh``, applied before any header is printed)."""
-    from dataclasses import replace
-
     n = _strand_length(target.chars)
     changes = {}
     for name in ("hspthresh_top", "gappedthresh_top"):

@@ -316,6 +316,11 @@ def test_self(words, data, monkeypatch):
     # --twins/--recoverseeds HSPs are merged only when the strand is finished: after
     # the table chose or counted them (merged first, the order or the count differs)
     (CAT, PIG, "--queryhspbest=4", "--recoverseeds", "--nogapped"),
+    # un-extended seed hits sit in the table with score 0 (all tie: all kept), and are
+    # scored when their strand is finished
+    (CAT, PIG, "--queryhspbest=5", "--nogfextend"),
+    (CAT, PIG, "--queryhspbest=50", "--nogfextend", "--chain", "--format=general"),
+    (CAT, PIG, "--queryhsplimit=5000", "--nogfextend", "--format=general"),
     (CAT, PIG, "--queryhspbest=3", "--twins=0..50", "--format=general"),
     (CAT, PIG, "K=top5", "--recoverseeds", "--format=general"),
     (CAT, PIG, "K=top20%", "--twins=1..60", "--nogapped"),

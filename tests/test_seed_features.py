@@ -225,8 +225,6 @@ def test_self_multiple(repeats, monkeypatch, args):
     # LASTZ options that change its output and fastz does not implement: refused by name,
     # never silently ignored (each gave output different from lastz's when ignored)
     ("--queryhspbest=0", "--queryhspbest must be positive"),
-    ("--queryhspbest=2 --nogfextend",
-     "not yet supported by fastz: --queryhspbest with --nogfextend$"),
     ("--queryhsplimit=0", "--queryhsplimit must be positive"),
     ("--queryhsplimit=keep:3", '"keep:3" is not an integer'),        # as lastz 1.04.22
     ("--queryhsplimit=3 --queryhspbest=2", "can't use --queryhsplimit with --queryhspbest"),
@@ -241,8 +239,6 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("--gappedthresh=top5 --queryhspbest=3", "gapped_extend can't handle score threshold top5$"),
     ("--queryhsplimit+=nowarn:1", "not yet supported by fastz: --queryhsplimit\\+$"),
     ("--queryhsplimit=keep,nowarn:4", "not yet supported by fastz: --queryhsplimit=keep$"),
-    ("--queryhsplimit=4 --nogfextend",
-     "not yet supported by fastz: --queryhsplimit with --nogfextend$"),
     ("--anyornone", "not yet supported by fastz: --anyornone$"),
     ("--stopafter=1", "not yet supported by fastz: --limitperquery$"),
     ("--querydepth=x", '"x" is not a number'),
@@ -259,6 +255,15 @@ def test_errors(lastz_data, monkeypatch, args, message):
 
     with pytest.raises(FastzError, match=message.replace("(", r"\(").replace(")", r"\)")):
         fastz_output([CAT, PIG, *args.split()], lastz_data, monkeypatch)
+
+
+def test_queryhsp_with_self_refused(lastz_data, monkeypatch):
+    from fastz.errors import FastzError
+
+    for words, flag in ((["--queryhspbest=2"], "--queryhspbest"),
+                        (["--queryhsplimit=nowarn:9"], "--queryhsplimit")):
+        with pytest.raises(FastzError, match=f"not yet supported by fastz: {flag} with --self$"):
+            fastz_output([CAT, "--self", *words], lastz_data, monkeypatch)
 
 
 # --- the default path and the per-hit cells ----------------------------------------------------

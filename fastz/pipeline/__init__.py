@@ -46,8 +46,7 @@ def _refuse_unsupported(opts: Options) -> None:
         if key == "queryhsplimit" and query_hsp_limit(extra)[2]:
             missing.append("--queryhsplimit=keep")
         other = [flag for flag, on in (
-            ("--segments", opts.segments_file), ("--self", opts.self_compare),
-            ("--nogfextend", not opts.gfextend)) if on]
+            ("--segments", opts.segments_file), ("--self", opts.self_compare)) if on]
         if other:
             missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")
     # LASTZ options that change what it writes (per-query HSP and alignment limits,

@@ -72,10 +72,12 @@ def _finish_shared(aligner, bufs, seg, state, sid, strands, fixed_gapped=True):
     for s, tseg, tstate in tables:
         # LASTZ merges --twins/--recoverseeds HSPs when it finishes the strand
         hsps = aligner.finish_hsps(bufs[s], _as_hsps(tseg, tstate))
-        if len(strands) == 2 and s == "+" and (o.gapped or o.chain) and hsps.shape[0]:
+        if ((len(strands) == 2 and s == "+" or not o.gfextend) and (o.gapped or o.chain)
+                and hsps.shape[0]):
             # the plus strand's HSPs were moved to a fresh table, which no longer
-            # says it holds scores: finish_one_strand rescores them (masked table, no
-            # entropy), after the minus strand was written (and masked)
+            # says it holds scores (nor do un-extended seed hits): finish_one_strand
+            # rescores them (masked table, no entropy), after the minus strand was
+            # written (and masked)
             q = np.ascontiguousarray(bufs[s].chars, np.uint8)
             hsps["score"] = kfilt.score_segments(
                 np.ascontiguousarray(aligner.target.chars, np.uint8), q,
@@ -125,6 +127,11 @@ def shared_table_results(aligner, best: int | None = None) -> Iterator[StrandRes
                                 processor=proc)
             else:
                 raw = aligner.find_hsps(bufs[s], s, unmerged=True)
+                if not o.gfextend:
+                    # LASTZ's table holds un-extended seed hits with score 0 (scored
+                    # only when the strand is finished)
+                    raw = raw.copy()
+                    raw["score"] = 0
             rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
             seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
                                        sid[s], adaptive and bool(o.entropy))

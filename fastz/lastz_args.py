@@ -538,6 +538,8 @@ class _Parser:
                 if arg.startswith(p[:-1]) if p.endswith("*") else arg == p:
                     if key == "debug":
                         self.extra.setdefault("debug", []).append(arg)
+                    elif key == "queryhsplimit_keep":   # one limit, the last word wins
+                        self.extra["queryhsplimit"] = "+" + arg.split("=", 1)[1]
                     else:
                         self.extra[key] = arg.split("=", 1)[1] if "=" in arg else True
                     return True

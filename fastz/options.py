@@ -432,7 +432,8 @@ class Options:
 # --- rare LASTZ values kept as words in Options.extra, parsed (and checked) here ---------
 
 def query_hsp_limit(extra: dict) -> tuple[int, bool, bool] | None:
-    """``--queryhsplimit=[warn:|nowarn:|keep,nowarn:]<n>`` -> (n, warn, keep)."""
+    """``--queryhsplimit=[warn:|nowarn:|keep,nowarn:]<n>`` and ``--queryhsplimit+=
+    [warn:|nowarn:]<n>`` (kept as ``+...``) -> (n, warn, keep)."""
     if "queryhsplimit" not in extra:
         return None
     from .scoring import string_to_unitized_int
@@ -440,7 +441,8 @@ def query_hsp_limit(extra: dict) -> tuple[int, bool, bool] | None:
     warn, keep = True, False
     # (LASTZ 1.04.22 reads "keep:<n>" whole, so that is not a number there either)
     for prefix, w, k in (("keep,nowarn:", False, True), ("nowarn:", False, False),
-                         ("warn:", True, False)):
+                         ("warn:", True, False), ("+nowarn:", False, True),
+                         ("+warn:", True, True), ("+", True, True)):
         if val.startswith(prefix):
             val, warn, keep = val[len(prefix):], w, k
             break

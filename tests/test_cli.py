@@ -195,7 +195,9 @@ def test_notruncationreport_silences_the_truncation_lines_as_in_lastz(shared_pai
 @pytest.mark.parametrize("limit,spec", [("--queryhsplimit=1", ""),
                                         ("--queryhsplimit=nowarn:5", ""),
                                         ("--queryhsplimit=3", ""), ("--queryhsplimit=14", ""),
-                                        ("--queryhsplimit=3", "[multiple]")])
+                                        ("--queryhsplimit=3", "[multiple]"),
+                                        ("--queryhsplimit+=3", ""),
+                                        ("--queryhsplimit+=warn:1", "[multiple]")])
 def test_queryhsplimit_output_and_warnings_as_lastz(limit, spec):
     """Dropped queries, the per-strand warnings, the one-time explanation and the
     end-of-run count on stderr: byte for byte lastz's."""

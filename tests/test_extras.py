@@ -335,6 +335,14 @@ def test_self(words, data, monkeypatch):
     (CAT, PIG, "--queryhsplimit=9", "--masking=1"),
     (CAT, PIG, "--queryhsplimit=nowarn:3", "--strand=plus", "--format=maf"),
     (CAT, PIG, "--queryhsplimit=warn:50", "--nogapped"),
+    # the keep forms: a strand's search stops after the query position where it found
+    # more than the HSPs left to it, and keeps what it found (nothing is dropped)
+    (CAT, PIG, "--queryhsplimit+=5"),
+    (CAT, PIG, "--queryhsplimit=keep,nowarn:3", "--nogapped"),
+    (CAT, PIG, "--queryhsplimit+=nowarn:10", "--recoverseeds", "--format=maf"),
+    (CAT, PIG, "--queryhsplimit+=10", "--filter=2,8", "--format=general"),
+    (CAT, PIG, "--queryhsplimit+=30", "--nogfextend", "--nogapped", "--format=general"),
+    ("pseudopig.fa[multiple]", CAT, "--queryhsplimit+=warn:2", "--format=general"),
     # lastz then prints at most N gap-free segments per query (cut mid-alignment)
     (CAT, PIG, "--queryhsplimit=nowarn:46", "--format=rdotplot"),
     (CAT, PIG, "--queryhsplimit=nowarn:20", "--format=genseg"),

@@ -237,8 +237,6 @@ def test_self_multiple(repeats, monkeypatch, args):
     # an adaptive gapped threshold needs an adaptive HSP threshold (lastz fails so too)
     ("--gappedthresh=top5", "gapped_extend can't handle score threshold top5$"),
     ("--gappedthresh=top5 --queryhspbest=3", "gapped_extend can't handle score threshold top5$"),
-    ("--queryhsplimit+=nowarn:1", "not yet supported by fastz: --queryhsplimit\\+$"),
-    ("--queryhsplimit=keep,nowarn:4", "not yet supported by fastz: --queryhsplimit=keep$"),
     ("--anyornone", "not yet supported by fastz: --anyornone$"),
     ("--stopafter=1", "not yet supported by fastz: --limitperquery$"),
     ("--querydepth=x", '"x" is not a number'),

@@ -72,7 +72,8 @@ def diag_hash(len2):
 def search_strand(dir_, low, pos, low_bits,
                   seed_len, care_off, care_bits, flips, resolve_off, trans,
                   t, q, qcodes, len1, len2,
-                  table, xdrop, hspthresh, ent_lo, ent_hi, mode, diag_end, self_mode=0):
+                  table, xdrop, hspthresh, ent_lo, ent_hi, mode, diag_end, self_mode=0,
+                  stop_after=-1):
     """Seed hits of one query strand, processed in LASTZ's order.
 
     Parameters
@@ -102,6 +103,9 @@ def search_strand(dir_, low, pos, low_bits,
     self_mode : int
         ``--self``: 0 off; 1 same strand (hits with ``e1 >= e2`` dropped); 2 opposite
         strand of an unpartitioned sequence (LASTZ ``seed_hit_below_diagonal``).
+    stop_after : int
+        ``--queryhsplimit`` with keep: stop after the first query position where more
+        than this many rows were emitted (LASTZ's ``searchToGo`` check); -1 never.
 
     Returns
     -------
@@ -207,6 +211,8 @@ def search_strand(dir_, low, pos, low_bits,
                 out[n, 2] = length
                 out[n, 3] = score
                 n += 1
+        if 0 <= stop_after < n:
+            break
     return out[:n], n_raw
 
 

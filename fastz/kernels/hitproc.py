@@ -89,7 +89,7 @@ def search_strand_general(dir_, low, pos, low_bits,
                           proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
                           min_matches, max_transversions, care,
                           twin_min, twin_max, queue_size, self_mode,
-                          part1_off, part2_off, part2_len):
+                          part1_off, part2_off, part2_len, stop_after):
     """Seed hits of one query strand through any LASTZ hit processor.
 
     Parameters as ``kernels.filtering.search_strand``, plus:
@@ -112,6 +112,8 @@ def search_strand_general(dir_, low, pos, low_bits,
         As ``search_strand``, plus 3: ``--self``, opposite strands of a partitioned
         sequence, whose partitions (``part1_off`` in the target; ``part2_off``,
         ``part2_len`` in the query) were reverse-complemented one by one.
+    stop_after : int
+        As ``search_strand`` (never used with ``PROC_TWIN``, which LASTZ never stops).
 
     Returns
     -------
@@ -286,4 +288,6 @@ def search_strand_general(dir_, low, pos, low_bits,
                 out[n, 2] = length
                 out[n, 3] = score
                 n += 1
+        if 0 <= stop_after < n:
+            break
     return out[:n], n_raw, qstate[1:3].copy()

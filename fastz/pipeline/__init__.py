@@ -30,7 +30,7 @@ def _strands(opts: Options) -> list[str]:
     return ["+", "-"]
 
 
-_UNSUPPORTED_EXTRAS = ("anyornone", "limitperquery", "queryhsplimit_keep", "chores",
+_UNSUPPORTED_EXTRAS = ("anyornone", "limitperquery", "chores",
                        "tableonly", "showtable", "writecapsule", "targetcapsule", "debug")
 
 
@@ -43,8 +43,6 @@ def _refuse_unsupported(opts: Options) -> None:
     for key in ("queryhspbest", "queryhsplimit"):
         if key not in extra:
             continue
-        if key == "queryhsplimit" and query_hsp_limit(extra)[2]:
-            missing.append("--queryhsplimit=keep")
         other = [flag for flag, on in (
             ("--segments", opts.segments_file), ("--self", opts.self_compare)) if on]
         if other:
@@ -119,10 +117,12 @@ class Aligner:
             return None
         return w if w.strands_apart else None
 
-    def find_hsps(self, query: Sequence, strand: str, unmerged: bool = False):
+    def find_hsps(self, query: Sequence, strand: str, unmerged: bool = False,
+                  stop_after: int = -1):
         """The HSPs (or seed hits) of one query strand buffer, in discovery order.
         ``unmerged``: leave --twins/--recoverseeds HSPs as found (the caller counts or
-        chooses them first, then calls ``finish_hsps``, as LASTZ does)."""
+        chooses them first, then calls ``finish_hsps``, as LASTZ does); ``stop_after``:
+        see ``filtering.find_hsps``."""
         from .filtering import find_hsps
         o = self.opts
         proc = self.hitproc
@@ -132,7 +132,7 @@ class Aligner:
                          self.scores.masked, o.xdrop, o.hspthresh, o.entropy,
                          gfextend=o.gfextend, gapped=o.gapped, stats=self.stats,
                          self_strand=strand if o.self_compare else None,
-                         processor=proc, backend=self.backend)
+                         processor=proc, backend=self.backend, stop_after=stop_after)
 
     def finish_hsps(self, query: Sequence, hsps):
         """Merge (and score) a strand's unmerged HSPs (``find_hsps(unmerged=True)``)."""
@@ -261,8 +261,7 @@ class Aligner:
         elif "queryhsplimit" in self.opts.extra:
             # and a query with too many HSPs is dropped whole
             from .adaptive import limited_hsp_results
-            limit, warn, _ = query_hsp_limit(self.opts.extra)
-            yield from limited_hsp_results(self, limit, warn)
+            yield from limited_hsp_results(self, *query_hsp_limit(self.opts.extra))
         elif workers > 1:
             ahead, rest = _peek(units(), workers + 1)
             if rest is None and self._small(ahead):

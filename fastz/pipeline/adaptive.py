@@ -142,7 +142,8 @@ def shared_table_results(aligner, best: int | None = None) -> Iterator[StrandRes
                                   fixed_gapped=not adaptive or o.gappedthresh_top is None)
 
 
-def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResult]:
+def limited_hsp_results(aligner, limit: int, warn: bool,
+                        keep: bool = False) -> Iterator[StrandResult]:
     """Every query strand's result with ``--queryhsplimit=limit`` (LASTZ's searchLimit,
     discarding form).
 
@@ -151,7 +152,9 @@ def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResul
     the query is dropped whole when the two strands together have more than ``limit``.
     An unstopped search is a complete one, so counting complete searches decides the
     same.  LASTZ's twin hit processor never stops a search (nor warns), it only drops.
-    HSPs are counted before --twins/--recoverseeds merge them.  A kept query is
+    HSPs are counted before --twins/--recoverseeds merge them.  With ``keep``
+    (``--queryhsplimit+=``, ``=keep,nowarn:``) nothing is dropped: a stopped strand
+    keeps the HSPs found up to the query position where it stopped.  A kept query is
     finished minus strand first (collectHspsSeparately)."""
     import sys
 
@@ -160,8 +163,9 @@ def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResul
         found = {}
         prev = 0
         for s in strands:
-            hsps = aligner.find_hsps(bufs[s], s, unmerged=True)
             left = limit if prev == 0 else (limit - prev if prev < limit else 1)
+            hsps = aligner.find_hsps(bufs[s], s, unmerged=True,
+                                     stop_after=left if keep and stops else -1)
             if stops and hsps.shape[0] > left:           # LASTZ's search stops here
                 aligner.limit_exceeded += 1
                 if warn:
@@ -170,7 +174,7 @@ def limited_hsp_results(aligner, limit: int, warn: bool) -> Iterator[StrandResul
                     if aligner.limit_exceeded == 1:
                         sys.stderr.write("All HSPs for this query are discarded and the "
                                          "query is not processed further.\n")
-            if prev + hsps.shape[0] > limit:
+            if prev + hsps.shape[0] > limit and not keep:
                 found = None
                 break
             found[s] = hsps

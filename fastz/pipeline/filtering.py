@@ -147,7 +147,8 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
               xdrop: int = 910, hspthresh: int = 3000, entropy: bool = True,
               gfextend: bool = True, gapped: bool = True, stats: dict | None = None,
               self_strand: str | None = None,
-              processor: HitProcessor | None = None, backend: str = "cpu") -> np.ndarray:
+              processor: HitProcessor | None = None, backend: str = "cpu",
+              stop_after: int = -1) -> np.ndarray:
     """HSPs (or seed hits) of one query strand against the indexed target, in LASTZ's
     discovery order.
 
@@ -188,6 +189,10 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         "gpu" runs LASTZ's default hit processors on the device
         (``fastz.pipeline.gpu_seeding``; "twin" with the kernels' CPU twins); the
         other processors stay on the CPU.  The result is the same.
+    stop_after : int
+        ``--queryhsplimit`` with keep: stop the search after the first query position
+        where more than this many HSPs were found (-1: search the whole strand; the
+        search then runs on the CPU).
 
     Returns
     -------
@@ -235,13 +240,13 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     if processor is not None:
         return _general_hsps(index, t, q, len1, len2, table, trans, self_mode, int(xdrop),
                              int(hspthresh), entropy, processor, stats,
-                             _partition_tables(t, q) if self_mode == 3 else None)
+                             _partition_tables(t, q) if self_mode == 3 else None, stop_after)
     if len2 < spec.length:
         rows = np.zeros((0, 4), np.int64)
         n_raw = 0
     else:
         qcodes = kseed.char_codes(q)
-        if backend in ("gpu", "twin"):
+        if backend in ("gpu", "twin") and stop_after < 0:
             from ..kernels import device
             from .gpu_seeding import search_strand_device
             engine = "twin" if backend == "twin" or device.twin() else "gpu"
@@ -255,7 +260,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                 spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
                 trans, t, q, qcodes, len1, len2,
                 table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode,
-                kfilt.diag_hash(len2), self_mode)
+                kfilt.diag_hash(len2), self_mode, stop_after)
     hsps = _as_hsps(rows)
     if mode == kfilt.MODE_NOEXTEND and hsps.shape[0]:
         hsps["score"] = kfilt.score_segments(t, q, hsps["pos1"], hsps["pos2"], hsps["length"], table)
@@ -280,7 +285,8 @@ def _partition_tables(t: np.ndarray, q: np.ndarray):
 
 
 def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspthresh,
-                  entropy, hp: HitProcessor, stats, part_tables=None) -> np.ndarray:
+                  entropy, hp: HitProcessor, stats, part_tables=None,
+                  stop_after: int = -1) -> np.ndarray:
     """find_hsps through ``kernels.hitproc`` (any processor, extender and filter)."""
     global _SHORTFALL_REPORTED
     spec = index.spec
@@ -301,7 +307,7 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
             t, q, kseed.char_codes(q), len1, len2, table, NUC_BITS,
             hp.proc, hp.ext, hp.mismatches, xdrop, hspthresh, ent_lo, ent_hi,
             hp.min_matches, hp.max_transversions, care,
-            hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts)
+            hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after)
     if shortfall[0] >= 0 and not _SHORTFALL_REPORTED:
         _SHORTFALL_REPORTED = True               # LASTZ warns once per run
         sys.stderr.write(f"seed hit queue shortfall at {shortfall[0]}/{shortfall[1]}\n")

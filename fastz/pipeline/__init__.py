@@ -125,14 +125,20 @@ class Aligner:
         see ``filtering.find_hsps``."""
         from .filtering import find_hsps
         o = self.opts
-        proc = self.hitproc
-        if unmerged and proc is not None and proc.merge:
-            proc = replace(proc, defer=True)
         return find_hsps(self.index, self.target.chars, query.chars, o.seed, o.transition,
                          self.scores.masked, o.xdrop, o.hspthresh, o.entropy,
                          gfextend=o.gfextend, gapped=o.gapped, stats=self.stats,
                          self_strand=strand if o.self_compare else None,
-                         processor=proc, backend=self.backend, stop_after=stop_after)
+                         processor=self.processor(unmerged), backend=self.backend,
+                         stop_after=stop_after)
+
+    def processor(self, unmerged: bool = False):
+        """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
+        HSPs unmerged (``finish_hsps`` merges them)."""
+        proc = self.hitproc
+        if unmerged and proc is not None and proc.merge:
+            proc = replace(proc, defer=True)
+        return proc
 
     def finish_hsps(self, query: Sequence, hsps):
         """Merge (and score) a strand's unmerged HSPs (``find_hsps(unmerged=True)``)."""

@@ -15,12 +15,18 @@ scores).  The table itself is ``fastz.kernels.segtable``.
 ``--queryhspbest=N`` takes the same path with a plain threshold (LASTZ's
 ``numBestHsps``): both strands' HSPs go into one table, which keeps the N best and
 every one tied with the N-th (``choose_best_anchors``), then it is split and finished
-as above.  LASTZ chooses only after searching the minus strand, so a single-strand run
-(``--strand=plus`` or ``minus``) keeps every HSP.
+as above (the two combine: K=top with --queryhspbest chooses from the adaptive table).
+LASTZ chooses only after searching the minus strand, so a single-strand run
+(``--strand=plus`` or ``minus``) keeps every HSP.  Un-extended seed hits
+(``--nogfextend``) sit in the table with score 0 and are scored when finished.
 
 ``--queryhsplimit=N`` keeps each strand's HSPs in its own table (``collectHspsSeparately``):
-a query whose strands together have more than N is dropped, the others are finished
-minus strand first, with no rescoring (the plus strand's table is the one it was found in).
+a query whose strands together have more than N is dropped (with the keep forms, a
+stopped search keeps what it found), the others are finished minus strand first, with
+no rescoring (the plus strand's table is the one it was found in).
+
+In all three, --twins/--recoverseeds HSPs are merged only when a strand is finished,
+after the table chose or counted them, as LASTZ's ``finish_one_strand`` does.
 """
 from __future__ import annotations
 
@@ -118,13 +124,10 @@ def shared_table_results(aligner, best: int | None = None) -> Iterator[StrandRes
             q = np.ascontiguousarray(bufs[s].chars, np.uint8)
             if adaptive:
                 # every x-drop extension is offered to the table, which keeps the best
-                proc = aligner.hitproc
-                if proc is not None and proc.merge:
-                    proc = replace(proc, defer=True)
                 raw = find_hsps(aligner.index, t, q, o.seed, o.transition,
                                 aligner.scores.masked, o.xdrop, _NO_THRESHOLD, False,
                                 gfextend=True, gapped=o.gapped, stats=aligner.stats,
-                                processor=proc)
+                                processor=aligner.processor(unmerged=True))
             else:
                 raw = aligner.find_hsps(bufs[s], s, unmerged=True)
                 if not o.gfextend:
@@ -144,8 +147,7 @@ def shared_table_results(aligner, best: int | None = None) -> Iterator[StrandRes
 
 def limited_hsp_results(aligner, limit: int, warn: bool,
                         keep: bool = False) -> Iterator[StrandResult]:
-    """Every query strand's result with ``--queryhsplimit=limit`` (LASTZ's searchLimit,
-    discarding form).
+    """Every query strand's result with ``--queryhsplimit=limit`` (LASTZ's searchLimit).
 
     LASTZ stops a strand's seed search once it has more HSPs than the limit left to it
     (the limit less the plus strand's count; 1 when that count is the limit) and warns;

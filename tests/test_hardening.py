@@ -501,8 +501,10 @@ def _children(pid):
 
 
 def _start_slow(tmp_path, extra, **kw):
+    # a run of ~40 s on 2 cores: a shorter one (dmel, ~4 s) could finish in the second
+    # the test waits after the workers appear, on a loaded machine
     proc = fastz_process(["target.fa", "query.fa", "--nogfextend", "--workers=2", *extra],
-                         PAIRS / "dmel2R_vs_dpse_contigs", stderr=subprocess.PIPE, **kw)
+                         PAIRS / "human_vs_mouse_cgp", stderr=subprocess.PIPE, **kw)
     deadline = time.time() + 90
     while time.time() < deadline and not _children(proc.pid) and proc.poll() is None:
         time.sleep(0.1)

@@ -411,6 +411,15 @@ class Options:
                                "  use lastz_D")
         if "ball" in x:
             raise OptionsError("--ball can't be used with DNA target and query")
+        if "anyornone" in x or "limitperquery" in x:
+            immediate_limit(x)
+            # LASTZ's checks, in its order
+            for clash, on in (("--inner", self.inner > 0),
+                              ("--segments", self.segments_file is not None),
+                              ("adaptive hsp score threshold", self.hspthresh_top is not None),
+                              ("--chain", self.chain)):
+                if on:
+                    raise OptionsError(f"can't use --anyornone with {clash}")
         if "queryhsplimit" in x:
             query_hsp_limit(x)
             if "queryhspbest" in x:
@@ -450,6 +459,17 @@ def query_hsp_limit(extra: dict) -> tuple[int, bool, bool] | None:
     if n <= 0:
         raise OptionsError("--queryhsplimit must be positive")
     return n, warn, keep
+
+
+def immediate_limit(extra: dict) -> int | None:
+    """N for ``--anyornone`` (1) and ``--stopafter=N`` / ``--limitperquery=N``, or None."""
+    if "limitperquery" in extra:
+        from .scoring import string_to_int
+        n = string_to_int(str(extra["limitperquery"]))
+        if n <= 0:
+            raise OptionsError("limit for --limitperquery must be positive")
+        return n
+    return 1 if "anyornone" in extra else None
 
 
 def query_hsp_best(extra: dict) -> int | None:

@@ -343,6 +343,19 @@ def test_self(words, data, monkeypatch):
     (CAT, PIG, "--queryhsplimit+=10", "--filter=2,8", "--format=general"),
     (CAT, PIG, "--queryhsplimit+=30", "--nogfextend", "--nogapped", "--format=general"),
     ("pseudopig.fa[multiple]", CAT, "--queryhsplimit+=warn:2", "--format=general"),
+    # --anyornone / --stopafter=N: each HSP gapped-extended as it is found, the first N
+    # distinct alignments of a query printed (segments counted in the segment formats)
+    (CAT, PIG, "--anyornone"),
+    (CAT, PIG, "--stopafter=3", "--format=general"),
+    (CAT, PIG, "--stopafter=10", "--format=maf"),
+    (CAT, PIG, "--anyornone", "--format=rdotplot"),
+    (CAT, PIG, "--stopafter=5", "--format=genseg"),
+    (CAT, PIG, "--limitperquery=4", "--identity=80", "--format=axt"),
+    (CAT, PIG, "--stopafter=3", "--nogfextend", "--format=general"),
+    # a query identical to the target: the extension, then the trivial self-alignment
+    # LASTZ adds when it finishes the strand (so it prints the alignment twice)
+    (CAT, CAT, "--stopafter=3"),
+    (CAT, CAT, "--stopafter=3", "--notrivial", "--format=general"),
     # lastz then prints at most N gap-free segments per query (cut mid-alignment)
     (CAT, PIG, "--queryhsplimit=nowarn:46", "--format=rdotplot"),
     (CAT, PIG, "--queryhsplimit=nowarn:20", "--format=genseg"),

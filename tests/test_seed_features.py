@@ -237,16 +237,22 @@ def test_self_multiple(repeats, monkeypatch, args):
     # an adaptive gapped threshold needs an adaptive HSP threshold (lastz fails so too)
     ("--gappedthresh=top5", "gapped_extend can't handle score threshold top5$"),
     ("--gappedthresh=top5 --queryhspbest=3", "gapped_extend can't handle score threshold top5$"),
-    ("--anyornone", "not yet supported by fastz: --anyornone$"),
-    ("--stopafter=1", "not yet supported by fastz: --limitperquery$"),
+    ("--stopafter=0", "limit for --limitperquery must be positive"),     # lastz's words
+    ("--stopafter=x", '"x" is not an integer'),
+    ("--anyornone --inner=2000", "can't use --anyornone with --inner"),
+    ("--stopafter=3 --chain", "can't use --anyornone with --chain"),
+    ("--anyornone K=top5", "can't use --anyornone with adaptive hsp score threshold"),
+    ("--anyornone --nogapped", "not yet supported by fastz: --anyornone with --nogapped$"),
+    ("--stopafter=2 --masking=1",
+     "not yet supported by fastz: --limitperquery with --masking$"),
     ("--querydepth=x", '"x" is not a number'),
     ("--chores=c.txt", "not yet supported by fastz: --chores$"),
     ("--tableonly", "not yet supported by fastz: --tableonly$"),
     ("--showtable", "not yet supported by fastz: --showtable$"),
     ("--writecapsule=x.cap", "not yet supported by fastz: --writecapsule$"),
     ("--debug", "not yet supported by fastz: --debug$"),
-    ("--debug=segments:x --anyornone",
-     "not yet supported by fastz: --anyornone, --debug=segments:x$"),
+    ("--debug=segments:x --chores=c.txt",
+     "not yet supported by fastz: --chores, --debug=segments:x$"),
 ])
 def test_errors(lastz_data, monkeypatch, args, message):
     from fastz.errors import FastzError

@@ -18,7 +18,8 @@ from typing import Iterator
 
 from ..errors import FastzError, OptionsError
 from ..lastz_words import EXTRA_FLAGS
-from ..options import Options, query_depth, query_hsp_best, query_hsp_limit
+from ..options import (Options, immediate_limit, query_depth, query_hsp_best,
+                       query_hsp_limit)
 from ..records import Alignments, Sequence, StrandResult
 
 
@@ -30,7 +31,7 @@ def _strands(opts: Options) -> list[str]:
     return ["+", "-"]
 
 
-_UNSUPPORTED_EXTRAS = ("anyornone", "limitperquery", "chores",
+_UNSUPPORTED_EXTRAS = ("chores",
                        "tableonly", "showtable", "writecapsule", "targetcapsule", "debug")
 
 
@@ -47,8 +48,18 @@ def _refuse_unsupported(opts: Options) -> None:
             ("--segments", opts.segments_file), ("--self", opts.self_compare)) if on]
         if other:
             missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")
-    # LASTZ options that change what it writes (per-query HSP and alignment limits,
-    # chores, the seed-table and capsule tools, debugging dumps): refused by name
+    if "anyornone" in extra or "limitperquery" in extra:
+        flag = EXTRA_FLAGS["anyornone" if "anyornone" in extra else "limitperquery"]
+        other = [f for f, on in (
+            ("--nogapped", not opts.gapped), ("--self", opts.self_compare),
+            ("--masking", opts.masking), ("--census", "census" in extra),
+            ("--queryhspbest", "queryhspbest" in extra),
+            ("--queryhsplimit", "queryhsplimit" in extra),
+            ("--querydepth", "querydepth" in extra)) if on]
+        if other:
+            missing.append(f"{flag} with {'/'.join(other)}")
+    # LASTZ options that change what it writes (chores, the seed-table and capsule
+    # tools, debugging dumps): refused by name
     for key in _UNSUPPORTED_EXTRAS:
         if key in extra:
             words = extra[key]
@@ -259,7 +270,12 @@ class Aligner:
             from .anchors import SegmentsReader
             self.segments = SegmentsReader(self.opts.segments_file)
             workers = 1
-        if self.opts.hspthresh_top is not None or "queryhspbest" in self.opts.extra:
+        immediate = immediate_limit(self.opts.extra)
+        if immediate is not None:
+            # --anyornone / --stopafter=N: each HSP gapped-extended as it is found
+            from .immediate import immediate_results
+            yield from immediate_results(self, immediate)
+        elif self.opts.hspthresh_top is not None or "queryhspbest" in self.opts.extra:
             # adaptive K (issue 6) and --queryhspbest (which keeps the best N): both
             # strands of a query share one HSP table
             from .adaptive import shared_table_results

@@ -137,19 +137,23 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
                   traceback_bytes: int = 83_886_080, two_pass: bool = False,
                   threads: int = 1, hsp_anchors: bool = True, stats: dict | None = None,
                   backend: str = "cpu", max_paired: int = 0,
-                  paired_keep: bool = False) -> tuple[Alignments, np.ndarray, bool]:
+                  paired_keep: bool = False,
+                  with_trivial: bool = True) -> tuple[Alignments, np.ndarray, bool]:
     """Gapped alignments of one query strand, in LASTZ's output order.
 
     ``anchors`` is an ANCHOR_DTYPE array already sorted in LASTZ's processing order.
     Also returns the truncation reports (see ``report_truncations``), which the
     caller prints when it writes this strand, so stderr keeps LASTZ's order, and
     whether the strand went over ``max_paired`` paired bases (``--querydepth``).
+    ``with_trivial=False``: no trivial self-alignment is inserted (LASTZ's HSP-immediate
+    extensions never see one).
     """
     a1 = np.ascontiguousarray(anchors["pos1"], dtype=np.int64)
     a2 = np.ascontiguousarray(anchors["pos2"], dtype=np.int64)
     lo1, hi1 = _partition_bounds(target, a1)
     lo2, hi2 = _partition_bounds(query, a2)
-    trivial = _trivial(target, query, strand, scores.sub, gappedthresh)
+    trivial = (_trivial(target, query, strand, scores.sub, gappedthresh) if with_trivial
+               else np.zeros((0, 5), np.int64))
     # LASTZ's tback holds (bytes - 8) + 1 one-byte cells after its header
     tb_cells = traceback_bytes - 7
     args = (target.chars, query.chars, a1, a2, lo1, hi1, lo2, hi2, scores.sub,

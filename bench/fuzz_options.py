@@ -69,7 +69,9 @@ POOL = [
                     f"--exact={r.randint(15, 40)}", f"--mismatch=2,{r.randint(40, 80)}",
                     "--filter=2,8", "--filter=cares:1,12"),
     lambda r: f"--queryhspbest={r.randint(1, 20)}",
-    lambda r: f"--queryhsplimit={r.choice(['', 'nowarn:'])}{r.randint(1, 100)}",
+    lambda r: f"--queryhsplimit={r.choice(['', 'nowarn:', 'keep,nowarn:'])}{r.randint(1, 100)}",
+    lambda r: f"--queryhsplimit+={r.choice(['', 'warn:', 'nowarn:'])}{r.randint(1, 50)}",
+    lambda r: _pick(r, "--anyornone", f"--stopafter={r.randint(1, 12)}"),
     lambda r: f"--querydepth={r.choice(['', 'keep:', 'nowarn:', 'discard:'])}"
               f"{r.choice(['0.5', '1', '2.5'])}",
     lambda r: "--markend",

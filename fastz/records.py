@@ -119,6 +119,18 @@ class Alignments:
         run = self.ops[self.ops_start[k]:self.ops_start[k + 1]]
         return [(int(x) & 0xF, int(x) >> 4) for x in run]
 
+    @classmethod
+    def concat(cls, parts: list["Alignments"]) -> "Alignments":
+        """The alignments of ``parts`` (all of one kind), in the order given."""
+        if not parts:
+            return cls.empty()
+        counts = np.concatenate([np.diff(a.ops_start) for a in parts])
+        starts = np.zeros(counts.shape[0] + 1, np.int64)
+        np.cumsum(counts, out=starts[1:])
+        cat = lambda name: np.concatenate([getattr(a, name) for a in parts])  # noqa: E731
+        return cls(cat("beg1"), cat("end1"), cat("beg2"), cat("end2"), cat("score"),
+                   starts, cat("ops").astype(np.uint64), parts[0].kind)
+
     def subset(self, keep: np.ndarray) -> "Alignments":
         """Alignments selected by a boolean mask or index array, order kept."""
         idx = np.arange(len(self))[keep]

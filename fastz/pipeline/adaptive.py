@@ -37,7 +37,7 @@ import numpy as np
 
 from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
-from ..records import HSP_DTYPE, StrandResult
+from ..records import HSP_DTYPE, Alignments, StrandResult
 from .filtering import _strand_length, find_hsps
 
 #: no score threshold: every x-drop extension is collected
@@ -183,42 +183,39 @@ def limited_hsp_results(aligner, limit: int, warn: bool,
             prev += hsps.shape[0]
         if found is None:
             continue
-        cap = _PrintCap(aligner, limit)
+        cap = PrintCap(aligner, limit)
         for s in strands[::-1]:
-            hsps = aligner.finish_hsps(bufs[s], found[s])
-            yield cap(aligner.strand(bufs[s], s, hsps=hsps))
+            res = aligner.strand(bufs[s], s, hsps=aligner.finish_hsps(bufs[s], found[s]))
+            yield replace(res, alignments=cap.take(res.alignments, bufs[s]))
 
 
-class _PrintCap:
-    """LASTZ prints at most ``limit`` things per query when --queryhsplimit is set
-    (output.c's ``printedForQuery``): a strand's list of gapped alignments counts one,
+class PrintCap:
+    """LASTZ prints at most ``limit`` things per query when a per-query limit is set
+    (output.c's ``printedForQuery``): a printed list of gapped alignments counts one,
     and so does each HSP or, in the formats that print gapped alignments as their
-    gap-free segments (rdotplot, genseg, mafsegments), each segment.  Only the last
-    can bind for a query within the limit: its alignments are cut mid-way there."""
+    gap-free segments (rdotplot, genseg, mafsegments), each segment; the N-th ends
+    the query's output, mid-alignment if it falls there."""
 
     def __init__(self, aligner, limit: int):
         from ..io.formats import degapified
         self.aligner, self.left = aligner, limit
         self.segments = degapified(aligner.opts)
 
-    def __call__(self, res: StrandResult) -> StrandResult:
-
+    def take(self, alns: Alignments, query) -> Alignments:
+        """What is printed of the list ``alns`` (of the strand buffer ``query``)."""
         from ..io.alignview import degapify
-        alns = res.alignments
         if len(alns) == 0:
-            return res
-        if alns.kind == "gapped" and not self.segments:
+            return alns
+        if alns.kind == "gapped" and self.segments:
+            alns = degapify(alns, self.aligner.target.chars, query.chars,
+                            self.aligner.scores.sub)
+        if alns.kind == "gapped":
             keep = len(alns) if self.left > 0 else 0
             self.left -= 1
         else:
-            if alns.kind == "gapped":
-                alns = degapify(alns, self.aligner.target.chars, res.query.chars,
-                                self.aligner.scores.sub)
             keep = min(len(alns), max(self.left, 0))
             self.left -= keep
-        if keep < len(alns):
-            alns = alns.subset(np.arange(keep))
-        return replace(res, alignments=alns)
+        return alns if keep == len(alns) else alns.subset(np.arange(keep))
 
 
 def resolve_thresholds(opts, target):

@@ -19,21 +19,17 @@ from typing import Iterator
 
 import numpy as np
 
-from ..records import Alignments, StrandResult
-from .adaptive import _query_strands
+from ..records import ANCHOR_DTYPE, Alignments, StrandResult
+from .adaptive import PrintCap, _query_strands
 
 
 def immediate_results(aligner, limit: int) -> Iterator[StrandResult]:
     """Every query strand's result in HSP-immediate mode (see the module docstring)."""
-    from ..io.formats import degapified
-    from ..records import HSP_DTYPE
     from .anchors import anchors_from_hsps
 
-    o = aligner.opts
-    segments = degapified(o)
-    no_hsps = np.zeros(0, HSP_DTYPE)
+    no_anchors = np.zeros(0, ANCHOR_DTYPE)
     for strands, bufs, _sid in _query_strands(aligner):
-        cap = _Cap(limit, segments)
+        cap = PrintCap(aligner, limit)
         seen: set[tuple[str, int, int, int, int]] = set()
         found = {}
         for s in strands:
@@ -54,18 +50,15 @@ def immediate_results(aligner, limit: int) -> Iterator[StrandResult]:
                     if key in seen:
                         continue
                     seen.add(key)
-                kept.append(cap.take(alns, aligner, query, whole=False))
+                kept.append(cap.take(alns, query))     # printed as found, one by one
             found[s] = (kept, truncs)
         # then LASTZ finishes each strand with no anchors left: that prints the trivial
         # self-alignment of a query identical to the target (unless --notrivial); the
         # minus strand is finished with its search, the plus strand last, on its own
-        empty = anchors_from_hsps(no_hsps, aligner.target.chars, bufs[strands[0]].chars,
-                                  aligner.scores.sub)
         finished = {}
         for s in strands[::-1]:
-            truncs = found[s][1]
-            finished[s] = cap.take(_extend(aligner, bufs[s], s, empty, truncs), aligner,
-                                   bufs[s], whole=True)
+            finished[s] = cap.take(_extend(aligner, bufs[s], s, no_anchors, found[s][1]),
+                                   bufs[s])
         if "+" in strands:
             kept, truncs = found["+"]
             yield _result(bufs["+"], "+", kept, truncs)
@@ -91,42 +84,8 @@ def _extend(aligner, query, strand, anchors, truncs, with_trivial=True) -> Align
     return filter_alignments(alns, aligner.target, query, o)
 
 
-class _Cap:
-    """LASTZ's per-query print limit (``printedForQuery``): a printed list of
-    alignments counts one, or, in the gap-free-segment formats, each segment does."""
-
-    def __init__(self, limit: int, segments: bool):
-        self.left, self.segments = limit, segments
-
-    def take(self, alns: Alignments, aligner, query, whole: bool) -> Alignments:
-        """What is printed of ``alns`` (one list when ``whole``, else one alignment)."""
-        from ..io.alignview import degapify
-        if len(alns) == 0:
-            return alns
-        if self.segments:
-            alns = degapify(alns, aligner.target.chars, query.chars, aligner.scores.sub)
-            keep = min(len(alns), max(self.left, 0))
-            self.left -= keep
-        else:
-            keep = len(alns) if self.left > 0 else 0
-            self.left -= 1
-        return alns if keep == len(alns) else alns.subset(np.arange(keep))
-
-
 def _result(query, strand, parts, truncs) -> StrandResult:
-    res = StrandResult(query, strand, _concat([a for a in parts if len(a)]))
+    res = StrandResult(query, strand, Alignments.concat([a for a in parts if len(a)]))
     if truncs:
         res.stats["truncations"] = np.concatenate(truncs)
     return res
-
-
-def _concat(parts: list[Alignments]) -> Alignments:
-    """One strand's alignments, in the order given."""
-    if not parts:
-        return Alignments.empty()
-    counts = np.concatenate([np.diff(a.ops_start) for a in parts])
-    starts = np.zeros(counts.shape[0] + 1, np.int64)
-    np.cumsum(counts, out=starts[1:])
-    cat = lambda name: np.concatenate([getattr(a, name) for a in parts])  # noqa: E731
-    return Alignments(cat("beg1"), cat("end1"), cat("beg2"), cat("end2"), cat("score"),
-                      starts, cat("ops").astype(np.uint64), parts[0].kind)

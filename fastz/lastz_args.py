@@ -533,6 +533,8 @@ class _Parser:
             else:
                 self.extra["census"] = True
             return True
+        if self.progress_word(arg):
+            return True
         for patterns, key in EXTRA_PATTERNS:
             for p in patterns:
                 if arg.startswith(p[:-1]) if p.endswith("*") else arg == p:
@@ -542,6 +544,24 @@ class _Parser:
                         self.extra["queryhsplimit"] = "+" + arg.split("=", 1)[1]
                     else:
                         self.extra[key] = arg.split("=", 1)[1] if "=" in arg else True
+                    return True
+        return False
+
+    def progress_word(self, arg: str) -> bool:
+        """--progress[=N], --progress+masking[=N] and their --debug=queryprogress
+        spellings: extra["progress"] = (report every N-th query, with the target's
+        masked-base count).  As in LASTZ, +masking stays on once given."""
+        if arg == "--debug=progressprefix":
+            self.extra["progress_prefix"] = True
+            return True
+        for word in ("--progress", "--debug=queryprogress"):
+            for masking in (False, True):
+                stem = word + ("+masking" if masking else "")
+                if arg == stem or arg.startswith(stem + "="):
+                    every = (1 if arg == stem
+                             else string_to_unitized_int(arg[len(stem) + 1:], True))
+                    _, was = self.extra.get("progress", (0, False))
+                    self.extra["progress"] = (every, masking or was)
                     return True
         return False
 

@@ -218,7 +218,6 @@ EXTRA_PATTERNS = [
     (("--targetcapsule=*",), "targetcapsule"),
     (("--chores=*",), "chores"),
     (("--notruncationreport",), "notruncationreport"),
-    (("--progress", "--progress=*", "--progress+masking", "--progress+masking=*"), "progress"),
     (("--debug", "--debug=*"), "debug"),
 ]
 EXTRA_OFF = {"--nocensus": "census", "--nolaj": "laj", "--noruntime": "runtime"}

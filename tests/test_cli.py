@@ -252,3 +252,42 @@ def test_querydepth_same_with_workers_and_the_gpu_path(monkeypatch):
         assert res.returncode == 0, res.stderr.decode()[-300:]
         runs.append((res.stdout, res.stderr))
     assert runs[0] == runs[1] == runs[2] and runs[0][1].count(b"WARNING") == 3
+
+
+def _times_dropped(stderr: bytes) -> bytes:
+    """--progress lines with their clock readings blanked (the one part that differs)."""
+    import re
+    return re.sub(rb"^((?:=+ )?)\([0-9hms.]+\) ", rb"\1(T) ", stderr, flags=re.M)
+
+
+@pytest.mark.parametrize("words", [
+    ["--progress"], ["--progress=2"], ["--progress=1k"], ["--progress=0"], ["--progress=-1"],
+    ["--progress+masking", "--masking=1"], ["--progress+masking=2", "--progress"],
+    ["--debug=queryprogress=2", "--debug=progressprefix"], ["--progress", "[nameparse=full]"],
+    ["--progress", "--queryhspbest=3"], ["--progress", "--anyornone"],
+    ["--progress", "--workers=1", "--allocate:traceback=100K", "--nogfextend"],
+], ids=" ".join)
+def test_progress_lines_as_lastz(words):
+    """--progress[=N][+masking]: LASTZ's "(time) processing query K: name[, masked ...]"
+    on stderr for every N-th query, in its place among the other stderr lines; byte for
+    byte lastz's but for the clock readings."""
+    query = str(DATA / "pseudopig.fa") + "".join(w for w in words if w.startswith("["))
+    args = [str(DATA / "pseudocat.fa"), query, "--format=axt",
+            *(w for w in words if w.startswith("--") and w != "--workers=1")]
+    lz, _ = lastz_and_fastz(args)
+    fz = subprocess.run([sys.executable, "-m", "fastz", *args,
+                         *(w for w in words if w == "--workers=1")], capture_output=True,
+                        timeout=300)
+    assert _times_dropped(fz.stderr) == _times_dropped(lz.stderr)
+    assert (b"processing query 1:" in lz.stderr) == (words[0] not in ("--progress=0",
+                                                                         "--progress=-1"))
+
+
+def test_progress_counts_empty_queries(tmp_path):
+    """An empty query is counted and reported (after LASTZ's warning about it)."""
+    (tmp_path / "t.fa").write_text(">t\nGGGGACGTACGTAGCTAGCTAGCATCGATCGACTAGCTAGCATCGAC\n")
+    (tmp_path / "q.fa").write_text(">a\nACGTACGTAGCTAGCTAGCATCGATCGACTAGCTAGCATCGAC\n>e1\n"
+                                   ">b\nACGTACGTAGCTAGCTAGCATCGATCGACTAGCTAGCATCGAC\n>e2\n")
+    lz, fz = lastz_and_fastz([str(tmp_path / "t.fa"), str(tmp_path / "q.fa"), "--progress"])
+    assert _times_dropped(fz.stderr) == _times_dropped(lz.stderr)
+    assert b"processing query 4: e2" in lz.stderr

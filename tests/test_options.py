@@ -300,8 +300,14 @@ def test_order_dependent_words():
 def test_extras_and_help_words():
     opts = parse_lastz_argv(["t", "--queryhspbest=5", "--census", "--progress=10",
                              "--debug=hsps"])
-    assert opts.extra == {"queryhspbest": "5", "census": True, "progress": "10",
+    assert opts.extra == {"queryhspbest": "5", "census": True, "progress": (10, False),
                           "debug": ["--debug=hsps"]}
+    for words, want in [(["--progress"], (1, False)), (["--progress=2k"], (2000, False)),
+                        (["--progress+masking=3", "--progress"], (1, True)),
+                        (["--debug=queryprogress+masking"], (1, True))]:
+        assert parse_lastz_argv(["t", *words]).extra["progress"] == want
+    with pytest.raises(OptionsError, match='"x" is not an integer'):
+        parse_lastz_argv(["t", "--progress=x"])
     with pytest.raises(OptionsError, match="lastz_D"):
         parse_lastz_argv(["t", "--infer=ctl"])
     for word, kind in [("--help", "all"), ("-h", "all"), ("--help=formats", "formats"),

@@ -433,12 +433,13 @@ def load_target(spec: str, opts) -> Sequence:
         src.close()
 
 
-def iter_queries(spec: str | None, opts) -> Iterator[Sequence]:
+def iter_queries(spec: str | None, opts, on_load=None) -> Iterator[Sequence]:
     """Query sequences in file order (None = stdin), one record in memory at a time.
 
     The file is opened and checked at once (missing file, bad specifier, no sequence);
     records are then read as the iterator is consumed.  Empty sequences are skipped
-    (LASTZ warns about them on stderr when loading).
+    (LASTZ warns about them on stderr when loading).  ``on_load(seq)`` is called for
+    every sequence loaded, empty ones included (``--progress``).
     """
     src = _open(spec, opts)
     try:
@@ -447,7 +448,7 @@ def iter_queries(spec: str | None, opts) -> Iterator[Sequence]:
     except BaseException:
         src.close()
         raise
-    return _queries(src)
+    return _queries(src, on_load)
 
 
 def rereadable(spec: str | None) -> bool:
@@ -485,12 +486,14 @@ def scan_queries(spec: str | None, opts) -> Iterator[Sequence]:
             sys.stdin.buffer.seek(back)
 
 
-def _queries(src: _SequenceFile) -> Iterator[Sequence]:
+def _queries(src: _SequenceFile, on_load=None) -> Iterator[Sequence]:
     try:
         while True:
             seq = _load_next(src)
             if seq is None:
                 return
+            if on_load is not None:
+                on_load(seq)
             if len(seq) == 0:
                 continue
             yield seq

@@ -76,6 +76,7 @@ class Aligner:
         from ..scoring import scoreset_from_options
         from .seeding import build_index
 
+        started = time.perf_counter()       # --progress times from here, as LASTZ's
         self.limit_exceeded = 0           # strand searches over --queryhsplimit
         self.depth_warned = False         # --querydepth explained once per run
         self.scores = scoreset_from_options(opts)
@@ -108,6 +109,12 @@ class Aligner:
         # FastZ's inspector/executor pays when most extensions are short (seed-hit
         # anchors); HSP anchors in homologous regions give long ones (measured in
         # docs/benchmarks.md), where one pass with a full traceback is cheaper.
+        self.progress = None
+        if "progress" in (self.opts.extra or {}):
+            from .report import QueryProgress
+            self.progress = QueryProgress(*self.opts.extra["progress"],
+                                          "progress_prefix" in self.opts.extra, self.target,
+                                          started)
         self.two_pass = (self.opts.dp == "split"
                          or (self.opts.dp == "auto" and not self.opts.gfextend))
 
@@ -254,13 +261,18 @@ class Aligner:
         else:
             yield from self._results()
 
+    def queries(self) -> Iterator[Sequence]:
+        """The query sequences in file order (``--progress`` reports as each loads)."""
+        from ..io.sequences import iter_queries
+        return iter_queries(self.opts.query, self.opts, on_load=self.progress)
+
     def _results(self) -> Iterator[StrandResult]:
-        from ..io.sequences import iter_queries, reverse_complement_sequence
+        from ..io.sequences import reverse_complement_sequence
 
         from .parallel import parallel_results, resolve_workers
 
         def units():
-            for query in iter_queries(self.opts.query, self.opts):
+            for query in self.queries():
                 for strand in _strands(self.opts):
                     yield (query if strand == "+" else reverse_complement_sequence(query)), strand
 
@@ -369,7 +381,7 @@ def run(opts: Options) -> int:
         first = next(results, None)
         writer = make_writer(o, aligner.scores, aligner.target, _query_filename(o), out)
         writer.header()
-        progress = Progress(not o.quiet)
+        progress = Progress(not o.quiet and aligner.progress is None)
         try:
             if first is not None:
                 for res in itertools.chain([first], results):

@@ -95,11 +95,11 @@ def _finish_shared(aligner, bufs, seg, state, sid, strands, fixed_gapped=True):
 
 def _query_strands(aligner):
     """(strands, buffers, strand ids) of each query, in order."""
-    from ..io.sequences import iter_queries, reverse_complement_sequence
+    from ..io.sequences import reverse_complement_sequence
     from . import _strands
 
     o = aligner.opts
-    for query in iter_queries(o.query, o):
+    for query in aligner.queries():
         strands = _strands(o)
         bufs = {s: (query if s == "+" else reverse_complement_sequence(query)) for s in strands}
         # LASTZ's segment id is the query's reverse-complement flags (0 or 3)

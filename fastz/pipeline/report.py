@@ -1,4 +1,5 @@
-"""--stats: per-stage counts and times, written to stderr or a file."""
+"""What a run tells the user on stderr: --stats (per-stage counts and times), LASTZ's
+--progress lines, and fastz's own one-line display on a terminal."""
 from __future__ import annotations
 
 import sys
@@ -85,3 +86,56 @@ class Progress:
         if self.shown:
             sys.stderr.write("\r" + " " * 150 + "\r")
             sys.stderr.flush()
+
+
+class QueryProgress:
+    """LASTZ's ``--progress[=N][+masking]``: as every N-th query is loaded (empty ones
+    too), "(time) processing query K: name" on stderr, the time being that since the
+    previous report (LASTZ's CPU clock; here wall time, which also covers the worker
+    processes).  With +masking, the target's masked bases so far are added."""
+
+    def __init__(self, every: int, masking: bool, prefix: bool, target, start: float):
+        import time
+        self._clock = time.perf_counter
+        self.last = start             # a time.perf_counter() reading
+        self.every = every
+        self.masking = masking
+        self.prefix = "==================== " if prefix else ""
+        self.target = target
+        self.count = 0
+
+    def __call__(self, query) -> None:
+        self.count += 1
+        n, every = self.count, abs(self.every)
+        if not (self.every == 1 or (every > 1 and n % every == 1)):
+            return                    # (C's n % -1 is 0: --progress=-1 never reports)
+        now = self._clock()
+        secs, self.last = now - self.last, now
+        line = f"{self.prefix}({_clock_text(secs)}) processing query {n:,}"
+        name = query.name if query.name else query.header
+        if name:
+            line += f": {name}"
+        if self.masking and self.target is not None:
+            line += _masked_text(self.target)
+        sys.stderr.write(line + "\n")
+
+
+def _clock_text(secs: float) -> str:
+    """LASTZ's report_progress time: 1.234s, 2m03.456s or 1h02m03.456s."""
+    if secs < 60:
+        return f"{secs:.3f}s"
+    mins = int(secs // 60)
+    secs -= 60 * mins
+    if mins < 60:
+        return f"{mins}m{secs:06.3f}s"
+    return f"{mins // 60}h{mins % 60:02d}m{secs:06.3f}s"
+
+
+def _masked_text(target) -> str:
+    """", masked M/L (P%)": the target's lowercase (masked) bases, separators excluded."""
+    import numpy as np
+    chars = target.chars
+    masked = int(np.count_nonzero((chars >= ord("a")) & (chars <= ord("z"))))
+    length = (int(target.partitions.length.sum()) if target.partitions is not None
+              else len(target))
+    return f", masked {masked:,}/{length:,} ({100.0 * masked / length:.1f}%)"

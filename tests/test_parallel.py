@@ -185,3 +185,53 @@ def test_querydepth_cut_same_on_every_engine():
                 assert got[0][1] and (0 < kept < len(ref) if keep else kept == 0)
     finally:
         os.chdir(cwd)
+
+
+PER_QUERY = [["--anyornone"], ["--stopafter=3", "--format=general"],
+             ["--queryhspbest=2", "--format=axt"], ["--hspthresh=top300", "--format=maf"],
+             ["--queryhsplimit=5"], ["--queryhsplimit+=warn:4", "--format=general"]]
+
+
+@pytest.mark.parametrize("words", PER_QUERY, ids=" ".join)
+def test_per_query_modes_in_workers_give_lastz_output(words):
+    """The modes whose unit of work is a query (HSP-immediate, a shared HSP table, a
+    per-query HSP limit) run queries in worker processes: stdout and stderr (the
+    --queryhsplimit warnings, replayed in query order) byte for byte lastz's."""
+    from conftest import LASTZ
+    cwd = PAIRS / "mers_ref_vs_46isolates"
+    args = ["target.fa", "query.fa", *words]
+    lz = subprocess.run([LASTZ, *args], cwd=cwd, capture_output=True, timeout=600)
+    assert lz.returncode == 0
+    for workers in (1, 2):
+        fz = subprocess.run([sys.executable, "-m", "fastz", *args, f"--workers={workers}"],
+                            cwd=cwd, capture_output=True, timeout=600)
+        assert fz.returncode == 0, fz.stderr.decode()[-300:]
+        assert drop_version(fz.stdout) == drop_version(lz.stdout), f"--workers={workers}"
+        assert fz.stderr == lz.stderr, f"--workers={workers}"
+
+
+def test_per_query_modes_use_the_worker_pool(monkeypatch):
+    """With several workers and more queries than workers, by_query hands the queries
+    to the pool, and gets the sequential run's results, in order."""
+    from fastz.pipeline import parallel
+    used = []
+    real = parallel.parallel_queries
+
+    def spy(*a, **k):
+        used.append(True)
+        return real(*a, **k)
+
+    monkeypatch.setattr(parallel, "parallel_queries", spy)
+    cwd = os.getcwd()
+    os.chdir(PAIRS / "mers_ref_vs_46isolates")
+    try:
+        runs = []
+        for workers in (1, 2):
+            al = Aligner(Options.from_argv(["target.fa", "query.fa", "--queryhspbest=2",
+                                            f"--workers={workers}"]))
+            runs.append([(r.query.name, r.strand, _alignment_tuple(r.alignments))
+                         for r in al.results()])
+        assert used == [True]
+        assert runs[0] == runs[1] and len(runs[0]) == 92
+    finally:
+        os.chdir(cwd)

@@ -14,6 +14,7 @@ import math
 import sys
 import time
 from dataclasses import replace
+from functools import partial
 from typing import Iterator
 
 from ..errors import FastzError, OptionsError
@@ -261,6 +262,31 @@ class Aligner:
         else:
             yield from self._results()
 
+    def by_query(self, work, workers: int, replay=None) -> Iterator[StrandResult]:
+        """Every query strand's result where a query is the unit of work (its strands
+        depend on each other): ``work(aligner, strands, bufs, sid) -> (results, notes)``
+        runs per query, here or in worker processes; ``replay(aligner, notes)`` then
+        turns its notes into stderr lines and counts here, in query order.  ``results``
+        may be a generator, consumed as the strands are written (--masking changes the
+        target between a query's strands; it runs with one worker)."""
+        from .adaptive import _query_strands
+        from .parallel import parallel_queries
+
+        queries = _query_strands(self)
+        pooled = False
+        if workers > 1:
+            ahead, rest = _peek(queries, workers + 1)
+            units = [(bufs[s], s) for strands, bufs, _ in ahead for s in strands]
+            # (a tiny input is done here: forking workers would cost more)
+            pooled = rest is not None or (bool(units) and not self._small(units))
+            queries = itertools.chain(ahead, rest or ())
+        outcomes = (parallel_queries(self, work, queries, workers) if pooled
+                    else (work(self, *q) for q in queries))
+        for results, notes in outcomes:
+            if replay is not None:
+                replay(self, notes)
+            yield from results
+
     def queries(self) -> Iterator[Sequence]:
         """The query sequences in file order (``--progress`` reports as each loads)."""
         from ..io.sequences import iter_queries
@@ -285,17 +311,20 @@ class Aligner:
         immediate = immediate_limit(self.opts.extra)
         if immediate is not None:
             # --anyornone / --stopafter=N: each HSP gapped-extended as it is found
-            from .immediate import immediate_results
-            yield from immediate_results(self, immediate)
+            from .immediate import immediate_query
+            yield from self.by_query(partial(immediate_query, immediate), workers)
         elif self.opts.hspthresh_top is not None or "queryhspbest" in self.opts.extra:
             # adaptive K (issue 6) and --queryhspbest (which keeps the best N): both
             # strands of a query share one HSP table
-            from .adaptive import shared_table_results
-            yield from shared_table_results(self, query_hsp_best(self.opts.extra))
+            from .adaptive import shared_table_query
+            yield from self.by_query(
+                partial(shared_table_query, query_hsp_best(self.opts.extra)), workers)
         elif "queryhsplimit" in self.opts.extra:
             # and a query with too many HSPs is dropped whole
-            from .adaptive import limited_hsp_results
-            yield from limited_hsp_results(self, *query_hsp_limit(self.opts.extra))
+            from .adaptive import hsp_limit_warnings, limited_hsp_query
+            limit, warn, keep = query_hsp_limit(self.opts.extra)
+            yield from self.by_query(partial(limited_hsp_query, limit, keep), workers,
+                                     replay=partial(hsp_limit_warnings, limit, warn))
         elif workers > 1:
             ahead, rest = _peek(units(), workers + 1)
             if rest is None and self._small(ahead):

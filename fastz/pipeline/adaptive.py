@@ -31,13 +31,11 @@ after the table chose or counted them, as LASTZ's ``finish_one_strand`` does.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterator
-
 import numpy as np
 
 from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
-from ..records import HSP_DTYPE, Alignments, StrandResult
+from ..records import HSP_DTYPE, Alignments
 from .filtering import _strand_length, find_hsps
 
 #: no score threshold: every x-drop extension is collected
@@ -107,47 +105,48 @@ def _query_strands(aligner):
         yield strands, bufs, sid
 
 
-def shared_table_results(aligner, best: int | None = None) -> Iterator[StrandResult]:
-    """Every query strand's result when a query's two strands share one HSP table, in
-    LASTZ's order: adaptive thresholds (``K=top...``) and/or ``--queryhspbest=best``."""
+def shared_table_query(best: int | None, aligner, strands, bufs, sid):
+    """One query's strand results, in LASTZ's order, when its two strands share one HSP
+    table: adaptive thresholds (``K=top...``) and/or ``--queryhspbest=best``.  Returns
+    (results, notes) as ``Aligner.by_query`` wants (no notes here)."""
     o = aligner.opts
     t = np.ascontiguousarray(aligner.target.chars, np.uint8)
     adaptive = o.hspthresh_top is not None
     limit = coverage_limit(o.hspthresh_top, _strand_length(t)) if adaptive else 0
-    for strands, bufs, sid in _query_strands(aligner):
-        if not adaptive and len(strands) == 1:
-            # a single strand with a plain threshold: LASTZ never chooses
-            yield aligner.strand(bufs[strands[0]], strands[0])
-            continue
-        seg, state = kst.new_table()
-        for s in strands:
-            q = np.ascontiguousarray(bufs[s].chars, np.uint8)
-            if adaptive:
-                # every x-drop extension is offered to the table, which keeps the best
-                raw = find_hsps(aligner.index, t, q, o.seed, o.transition,
-                                aligner.scores.masked, o.xdrop, _NO_THRESHOLD, False,
-                                gfextend=True, gapped=o.gapped, stats=aligner.stats,
-                                processor=aligner.processor(unmerged=True))
-            else:
-                raw = aligner.find_hsps(bufs[s], s, unmerged=True)
-                if not o.gfextend:
-                    # LASTZ's table holds un-extended seed hits with score 0 (scored
-                    # only when the strand is finished)
-                    raw = raw.copy()
-                    raw["score"] = 0
-            rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
-            seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
-                                       sid[s], adaptive and bool(o.entropy))
-        if best is not None and len(strands) == 2:
-            # LASTZ chooses after searching the minus strand only
-            kst.choose_best(seg, state, best)
-        yield from _finish_shared(aligner, bufs, seg, state, sid, strands,
-                                  fixed_gapped=not adaptive or o.gappedthresh_top is None)
+    if not adaptive and len(strands) == 1:
+        # a single strand with a plain threshold: LASTZ never chooses
+        return [aligner.strand(bufs[strands[0]], strands[0])], []
+    seg, state = kst.new_table()
+    for s in strands:
+        q = np.ascontiguousarray(bufs[s].chars, np.uint8)
+        if adaptive:
+            # every x-drop extension is offered to the table, which keeps the best
+            raw = find_hsps(aligner.index, t, q, o.seed, o.transition,
+                            aligner.scores.masked, o.xdrop, _NO_THRESHOLD, False,
+                            gfextend=True, gapped=o.gapped, stats=aligner.stats,
+                            processor=aligner.processor(unmerged=True))
+        else:
+            raw = aligner.find_hsps(bufs[s], s, unmerged=True)
+            if not o.gfextend:
+                # LASTZ's table holds un-extended seed hits with score 0 (scored
+                # only when the strand is finished)
+                raw = raw.copy()
+                raw["score"] = 0
+        rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
+        seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
+                                   sid[s], adaptive and bool(o.entropy))
+    if best is not None and len(strands) == 2:
+        # LASTZ chooses after searching the minus strand only
+        kst.choose_best(seg, state, best)
+    # (finished lazily: --masking masks the target between the strands)
+    return _finish_shared(aligner, bufs, seg, state, sid, strands,
+                          fixed_gapped=not adaptive or o.gappedthresh_top is None), []
 
 
-def limited_hsp_results(aligner, limit: int, warn: bool,
-                        keep: bool = False) -> Iterator[StrandResult]:
-    """Every query strand's result with ``--queryhsplimit=limit`` (LASTZ's searchLimit).
+def limited_hsp_query(limit: int, keep: bool, aligner, strands, bufs, sid):
+    """One query's strand results with ``--queryhsplimit=limit`` (LASTZ's searchLimit),
+    and as notes the names of the strands whose search went over the limit (see
+    ``hsp_limit_warnings``).
 
     LASTZ stops a strand's seed search once it has more HSPs than the limit left to it
     (the limit less the plus strand's count; 1 when that count is the limit) and warns;
@@ -158,35 +157,43 @@ def limited_hsp_results(aligner, limit: int, warn: bool,
     (``--queryhsplimit+=``, ``=keep,nowarn:``) nothing is dropped: a stopped strand
     keeps the HSPs found up to the query position where it stopped.  A kept query is
     finished minus strand first (collectHspsSeparately)."""
+    stops = aligner.opts.twins_max is None
+    found, over = {}, []
+    prev = 0
+    for s in strands:
+        left = limit if prev == 0 else (limit - prev if prev < limit else 1)
+        hsps = aligner.find_hsps(bufs[s], s, unmerged=True,
+                                 stop_after=left if keep and stops else -1)
+        if stops and hsps.shape[0] > left:           # LASTZ's search stops here
+            over.append(bufs[s].name)
+        if prev + hsps.shape[0] > limit and not keep:
+            return [], over
+        found[s] = hsps
+        prev += hsps.shape[0]
+    return _finish_limited(aligner, limit, strands, bufs, found), over
+
+
+def _finish_limited(aligner, limit, strands, bufs, found):
+    """A kept query's strands, minus strand first (a generator: --masking masks the
+    target between them)."""
+    cap = PrintCap(aligner, limit)
+    for s in strands[::-1]:
+        res = aligner.strand(bufs[s], s, hsps=aligner.finish_hsps(bufs[s], found[s]))
+        yield replace(res, alignments=cap.take(res.alignments, bufs[s]))
+
+
+def hsp_limit_warnings(limit: int, warn: bool, aligner, names) -> None:
+    """LASTZ's stderr lines for query strands whose search went over --queryhsplimit
+    (the explanation once per run); counted for the end-of-run total."""
     import sys
 
-    stops = aligner.opts.twins_max is None
-    for strands, bufs, _sid in _query_strands(aligner):
-        found = {}
-        prev = 0
-        for s in strands:
-            left = limit if prev == 0 else (limit - prev if prev < limit else 1)
-            hsps = aligner.find_hsps(bufs[s], s, unmerged=True,
-                                     stop_after=left if keep and stops else -1)
-            if stops and hsps.shape[0] > left:           # LASTZ's search stops here
-                aligner.limit_exceeded += 1
-                if warn:
-                    sys.stderr.write(f'WARNING. Query "{bufs[s].name}" contains more than '
-                                     f"{limit:,} HSPs.\n")
-                    if aligner.limit_exceeded == 1:
-                        sys.stderr.write("All HSPs for this query are discarded and the "
-                                         "query is not processed further.\n")
-            if prev + hsps.shape[0] > limit and not keep:
-                found = None
-                break
-            found[s] = hsps
-            prev += hsps.shape[0]
-        if found is None:
-            continue
-        cap = PrintCap(aligner, limit)
-        for s in strands[::-1]:
-            res = aligner.strand(bufs[s], s, hsps=aligner.finish_hsps(bufs[s], found[s]))
-            yield replace(res, alignments=cap.take(res.alignments, bufs[s]))
+    for name in names:
+        aligner.limit_exceeded += 1
+        if warn:
+            sys.stderr.write(f'WARNING. Query "{name}" contains more than {limit:,} HSPs.\n')
+            if aligner.limit_exceeded == 1:
+                sys.stderr.write("All HSPs for this query are discarded and the "
+                                 "query is not processed further.\n")
 
 
 class PrintCap:

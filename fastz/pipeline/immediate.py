@@ -15,58 +15,58 @@ segments (rdotplot, genseg, mafsegments) the cap counts segments (``output.c``'s
 """
 from __future__ import annotations
 
-from typing import Iterator
-
 import numpy as np
 
 from ..records import ANCHOR_DTYPE, Alignments, StrandResult
-from .adaptive import PrintCap, _query_strands
+from .adaptive import PrintCap
 
 
-def immediate_results(aligner, limit: int) -> Iterator[StrandResult]:
-    """Every query strand's result in HSP-immediate mode (see the module docstring)."""
+def immediate_query(limit: int, aligner, strands, bufs, sid):
+    """One query's strand results in HSP-immediate mode (see the module docstring), as
+    (results, notes) for ``Aligner.by_query`` (no notes)."""
     from .anchors import anchors_from_hsps
 
     no_anchors = np.zeros(0, ANCHOR_DTYPE)
-    for strands, bufs, _sid in _query_strands(aligner):
-        cap = PrintCap(aligner, limit)
-        seen: set[tuple[str, int, int, int, int]] = set()
-        found = {}
-        for s in strands:
-            query = bufs[s]
-            hsps = aligner.find_hsps(query, s, unmerged=True)
-            kept, truncs = [], []
-            for k in range(hsps.shape[0]):
-                if cap.left <= 0 or len(seen) >= limit:
-                    break                            # LASTZ's search has stopped
-                anchor = anchors_from_hsps(hsps[k:k + 1], aligner.target.chars,
-                                           query.chars, aligner.scores.sub)
-                alns = _extend(aligner, query, s, anchor, truncs, with_trivial=False)
-                if len(alns) == 0:
+    results = []
+    cap = PrintCap(aligner, limit)
+    seen: set[tuple[str, int, int, int, int]] = set()
+    found = {}
+    for s in strands:
+        query = bufs[s]
+        hsps = aligner.find_hsps(query, s, unmerged=True)
+        kept, truncs = [], []
+        for k in range(hsps.shape[0]):
+            if cap.left <= 0 or len(seen) >= limit:
+                break                            # LASTZ's search has stopped
+            anchor = anchors_from_hsps(hsps[k:k + 1], aligner.target.chars,
+                                       query.chars, aligner.scores.sub)
+            alns = _extend(aligner, query, s, anchor, truncs, with_trivial=False)
+            if len(alns) == 0:
+                continue
+            key = (s, int(alns.beg1[0]), int(alns.end1[0]), int(alns.beg2[0]),
+                   int(alns.end2[0]))
+            if limit > 1:                        # (LASTZ keeps no list for one)
+                if key in seen:
                     continue
-                key = (s, int(alns.beg1[0]), int(alns.end1[0]), int(alns.beg2[0]),
-                       int(alns.end2[0]))
-                if limit > 1:                        # (LASTZ keeps no list for one)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                kept.append(cap.take(alns, query))     # printed as found, one by one
-            found[s] = (kept, truncs)
-        # then LASTZ finishes each strand with no anchors left: that prints the trivial
-        # self-alignment of a query identical to the target (unless --notrivial); the
-        # minus strand is finished with its search, the plus strand last, on its own
-        finished = {}
-        for s in strands[::-1]:
-            finished[s] = cap.take(_extend(aligner, bufs[s], s, no_anchors, found[s][1]),
-                                   bufs[s])
-        if "+" in strands:
-            kept, truncs = found["+"]
-            yield _result(bufs["+"], "+", kept, truncs)
-        if "-" in strands:
-            kept, truncs = found["-"]
-            yield _result(bufs["-"], "-", kept + [finished["-"]], truncs)
-        if "+" in strands:
-            yield _result(bufs["+"], "+", [finished["+"]], [])
+                seen.add(key)
+            kept.append(cap.take(alns, query))     # printed as found, one by one
+        found[s] = (kept, truncs)
+    # then LASTZ finishes each strand with no anchors left: that prints the trivial
+    # self-alignment of a query identical to the target (unless --notrivial); the
+    # minus strand is finished with its search, the plus strand last, on its own
+    finished = {}
+    for s in strands[::-1]:
+        finished[s] = cap.take(_extend(aligner, bufs[s], s, no_anchors, found[s][1]),
+                               bufs[s])
+    if "+" in strands:
+        kept, truncs = found["+"]
+        results.append(_result(bufs["+"], "+", kept, truncs))
+    if "-" in strands:
+        kept, truncs = found["-"]
+        results.append(_result(bufs["-"], "-", kept + [finished["-"]], truncs))
+    if "+" in strands:
+        results.append(_result(bufs["+"], "+", [finished["+"]], []))
+    return results, []
 
 
 def _extend(aligner, query, strand, anchors, truncs, with_trivial=True) -> Alignments:

@@ -2,7 +2,9 @@
 
 The unit of work is one query strand: LASTZ shares nothing between strands
 except the read-only target and its seed index (spec section 0), so strands are
-independent and their outputs identical to a sequential run.  Workers are
+independent and their outputs identical to a sequential run.  Where a query's two
+strands do depend on each other (a shared HSP table, a per-query limit), the unit is
+the query (``parallel_queries``).  Workers are
 forked after the target, its index and the compiled kernels exist, so they
 inherit all three (copy-on-write) instead of rebuilding or unpickling them;
 only the query strand goes to a worker and only its alignments come back, with
@@ -71,6 +73,38 @@ def _merge_stats(into: dict, more: dict) -> None:
 def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
                      workers: int) -> Iterator[StrandResult]:
     """Align ``units`` (query strand buffer, strand) in ``workers`` processes, in order."""
+    # every strand may extend anchors in as many threads as there are workers; it
+    # uses those the other strands leave free (free_cores), so the last strand of a
+    # run, or the heavy strand of a query whose other strand is light, gets every core
+    jobs = (((query, strand), _align_unit, (query, strand, workers)) for query, strand in units)
+    for (query, strand), (alns, stats, extra, text) in _pooled(aligner, jobs, workers):
+        _merge_stats(aligner.stats, stats)
+        yield StrandResult(query, strand, alns, extra, text)
+
+
+def _query_unit(work, strands, bufs, sid):
+    res, notes = work(_ALIGNER, strands, bufs, sid)
+    parts = [(r.strand, r.alignments, r.stats,
+              _RENDER.render(r) if _RENDER is not None else None) for r in res]
+    stats, _ALIGNER.stats = _ALIGNER.stats, {}
+    return parts, notes, stats
+
+
+def parallel_queries(aligner, work, queries, workers: int):
+    """``work(aligner, strands, bufs, sid) -> (results, notes)`` for each of ``queries``
+    ((strands, strand buffers, strand ids) as ``adaptive._query_strands`` gives them) in
+    ``workers`` processes; yields (results, notes) in query order.  For the modes where
+    a query's strands depend on each other (a shared HSP table, a per-query limit)."""
+    jobs = ((bufs, _query_unit, (work, strands, bufs, sid)) for strands, bufs, sid in queries)
+    for bufs, (parts, notes, stats) in _pooled(aligner, jobs, workers):
+        _merge_stats(aligner.stats, stats)
+        yield [StrandResult(bufs[s], s, alns, extra, text)
+               for s, alns, extra, text in parts], notes
+
+
+def _pooled(aligner, jobs, workers: int):
+    """Run ``jobs`` ((context, function, args) triples) in ``workers`` forked processes;
+    yields (context, result) in submission order, at most 2 x workers in flight."""
     global _ALIGNER, _BUSY, _TOTAL, _RENDER
     _ALIGNER = aligner
     _RENDER = aligner.strand_renderer()
@@ -79,26 +113,16 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
     pending: deque = deque()
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            # every strand may extend anchors in as many threads as there are
-            # workers; it uses those the other strands leave free (free_cores), so
-            # the last strand of a run, or the heavy strand of a query whose other
-            # strand is light, gets every core
-            for query, strand in units:
-                pending.append((query, strand,
-                                pool.submit(_align_unit, query, strand, workers)))
+            for context, fn, args in jobs:
+                pending.append((context, pool.submit(fn, *args)))
                 while len(pending) > 2 * workers:
-                    yield _collect(aligner, pending.popleft())
+                    context, fut = pending.popleft()
+                    yield context, fut.result()
             while pending:
-                yield _collect(aligner, pending.popleft())
+                context, fut = pending.popleft()
+                yield context, fut.result()
     except BrokenProcessPool:
         raise FastzError("a worker process died unexpectedly (killed, or out of memory); "
                          "no output was completed") from None
     finally:
         _ALIGNER, _BUSY, _RENDER = None, None, None
-
-
-def _collect(aligner, item) -> StrandResult:
-    query, strand, fut = item
-    alns, stats, extra, text = fut.result()
-    _merge_stats(aligner.stats, stats)
-    return StrandResult(query, strand, alns, extra, text)

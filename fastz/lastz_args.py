@@ -542,6 +542,13 @@ class _Parser:
                         self.extra.setdefault("debug", []).append(arg)
                     elif key == "queryhsplimit_keep":   # one limit, the last word wins
                         self.extra["queryhsplimit"] = "+" + arg.split("=", 1)[1]
+                    elif key in ("anyornone", "limitperquery"):
+                        # LASTZ keeps one search limit: --anyornone/--stopafter replace
+                        # an earlier --queryhsplimit (and each other); a later
+                        # --queryhsplimit sets the HSP-immediate mode's limit
+                        for k in ("anyornone", "limitperquery", "queryhsplimit"):
+                            self.extra.pop(k, None)
+                        self.extra[key] = arg.split("=", 1)[1] if "=" in arg else True
                     else:
                         self.extra[key] = arg.split("=", 1)[1] if "=" in arg else True
                     return True

@@ -461,15 +461,22 @@ def query_hsp_limit(extra: dict) -> tuple[int, bool, bool] | None:
     return n, warn, keep
 
 
-def immediate_limit(extra: dict) -> int | None:
-    """N for ``--anyornone`` (1) and ``--stopafter=N`` / ``--limitperquery=N``, or None."""
+def immediate_limit(extra: dict) -> tuple[int, bool] | None:
+    """(N, warn) of LASTZ's HSP-immediate mode, or None: N is 1 for ``--anyornone``, N
+    for ``--stopafter=N`` / ``--limitperquery=N`` (no warnings), or, given after either,
+    ``--queryhsplimit``'s limit and warning flag."""
+    if "anyornone" not in extra and "limitperquery" not in extra:
+        return None
+    n = 1
     if "limitperquery" in extra:
         from .scoring import string_to_int
         n = string_to_int(str(extra["limitperquery"]))
         if n <= 0:
             raise OptionsError("limit for --limitperquery must be positive")
-        return n
-    return 1 if "anyornone" in extra else None
+    if "queryhsplimit" in extra:
+        n, warn, _keep = query_hsp_limit(extra)
+        return n, warn
+    return n, False
 
 
 def query_hsp_best(extra: dict) -> int | None:

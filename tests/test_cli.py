@@ -291,3 +291,32 @@ def test_progress_counts_empty_queries(tmp_path):
     lz, fz = lastz_and_fastz([str(tmp_path / "t.fa"), str(tmp_path / "q.fa"), "--progress"])
     assert _times_dropped(fz.stderr) == _times_dropped(lz.stderr)
     assert b"processing query 4: e2" in lz.stderr
+
+
+@pytest.mark.parametrize("words,warned", [
+    (["--anyornone", "--queryhsplimit=1"], True), (["--stopafter=2", "--queryhsplimit=1"], True),
+    (["--queryhsplimit=1", "--anyornone"], False),
+    (["--anyornone", "--queryhsplimit=nowarn:1"], False), (["--stopafter=2", "--anyornone"], False),
+    (["--anyornone", "--queryhsplimit+=warn:1", "--format=rdotplot"], True),
+    (["--anyornone", "--querydepth=0.001"], False),
+    (["--stopafter=3", "--querydepth=keep:0.01"], False),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
+def test_immediate_mode_search_limit_words_as_lastz(words, warned):
+    """LASTZ keeps one search limit: --anyornone/--stopafter replace an earlier
+    --queryhsplimit, a later --queryhsplimit sets the HSP-immediate limit and its
+    warnings (a strand whose count of alignments passes the limit); --querydepth has
+    no effect in that mode.  stdout and stderr byte for byte lastz's."""
+    fmt = [] if any(w.startswith("--format") for w in words) else ["--format=general"]
+    lz, fz = lastz_and_fastz([str(DATA / "pseudocat.fa"), str(DATA / "pseudopig.fa"),
+                              *words, *fmt])
+    assert fz.stderr == lz.stderr
+    assert (b"exceeded the limit of qualifying alignments" in lz.stderr) == warned
+
+
+def test_immediate_mode_limit_two_warnings_as_lastz(shared_pairs):
+    """A limit above one: LASTZ remembers that many distinct alignments per query and
+    counts one more before the strand's search stops (dmel2R: 3 stderr lines)."""
+    p = shared_pairs / "dmel2R_vs_dpse_contigs"
+    lz, fz = lastz_and_fastz([str(p / "target.fa"), str(p / "query.fa"), "--anyornone",
+                              "--queryhsplimit=2", "--format=general"])
+    assert fz.stderr == lz.stderr and lz.stderr.count(b"\n") == 3

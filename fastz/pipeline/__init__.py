@@ -54,9 +54,7 @@ def _refuse_unsupported(opts: Options) -> None:
         other = [f for f, on in (
             ("--nogapped", not opts.gapped), ("--self", opts.self_compare),
             ("--masking", opts.masking), ("--census", "census" in extra),
-            ("--queryhspbest", "queryhspbest" in extra),
-            ("--queryhsplimit", "queryhsplimit" in extra),
-            ("--querydepth", "querydepth" in extra)) if on]
+            ("--queryhspbest", "queryhspbest" in extra)) if on]
         if other:
             missing.append(f"{flag} with {'/'.join(other)}")
     # LASTZ options that change what it writes (chores, the seed-table and capsule
@@ -311,8 +309,13 @@ class Aligner:
         immediate = immediate_limit(self.opts.extra)
         if immediate is not None:
             # --anyornone / --stopafter=N: each HSP gapped-extended as it is found
+            # (--querydepth never applies there: LASTZ counts paired bases only in
+            # the anchor loop, which this mode leaves empty)
+            from .adaptive import hsp_limit_warnings
             from .immediate import immediate_query
-            yield from self.by_query(partial(immediate_query, immediate), workers)
+            limit, warn = immediate
+            yield from self.by_query(partial(immediate_query, limit, warn), workers,
+                                     replay=partial(hsp_limit_warnings, limit, warn))
         elif self.opts.hspthresh_top is not None or "queryhspbest" in self.opts.extra:
             # adaptive K (issue 6) and --queryhspbest (which keeps the best N): both
             # strands of a query share one HSP table
@@ -432,7 +435,10 @@ def run(opts: Options) -> int:
         if aligner.limit_exceeded:
             # (LASTZ counts strands: a query over the limit on both counts twice)
             n = aligner.limit_exceeded
-            sys.stderr.write(f"{n} quer{'y' if n == 1 else 'ies'} exceeded the HSP limit\n")
+            immediate = immediate_limit(o.extra)
+            if immediate is None or immediate[1]:      # (LASTZ: only with warnings there)
+                what = "HSP limit" if immediate is None else "limit of qualifying alignments"
+                sys.stderr.write(f"{n} quer{'y' if n == 1 else 'ies'} exceeded the {what}\n")
     if o.stats:
         from .report import write_stats
         write_stats(aligner.stats, o.stats)

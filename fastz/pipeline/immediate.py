@@ -21,23 +21,26 @@ from ..records import ANCHOR_DTYPE, Alignments, StrandResult
 from .adaptive import PrintCap
 
 
-def immediate_query(limit: int, aligner, strands, bufs, sid):
+def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     """One query's strand results in HSP-immediate mode (see the module docstring), as
-    (results, notes) for ``Aligner.by_query`` (no notes)."""
+    (results, notes) for ``Aligner.by_query``.  With ``warn`` (a ``--queryhsplimit``
+    given after ``--anyornone``/``--stopafter``) the notes name the strands whose search
+    LASTZ stops over the limit (see ``_Search``)."""
     from .anchors import anchors_from_hsps
 
     no_anchors = np.zeros(0, ANCHOR_DTYPE)
-    results = []
+    results, over = [], []
     cap = PrintCap(aligner, limit)
-    seen: set[tuple[str, int, int, int, int]] = set()
+    search = _Search(limit)
     found = {}
     for s in strands:
         query = bufs[s]
         hsps = aligner.find_hsps(query, s, unmerged=True)
         kept, truncs = [], []
+        search.start_strand()
         for k in range(hsps.shape[0]):
-            if cap.left <= 0 or len(seen) >= limit:
-                break                            # LASTZ's search has stopped
+            if not warn and (cap.left <= 0 or search.full()):
+                break                # nothing more can be printed, nor need be counted
             anchor = anchors_from_hsps(hsps[k:k + 1], aligner.target.chars,
                                        query.chars, aligner.scores.sub)
             alns = _extend(aligner, query, s, anchor, truncs, with_trivial=False)
@@ -45,11 +48,11 @@ def immediate_query(limit: int, aligner, strands, bufs, sid):
                 continue
             key = (s, int(alns.beg1[0]), int(alns.end1[0]), int(alns.beg2[0]),
                    int(alns.end2[0]))
-            if limit > 1:                        # (LASTZ keeps no list for one)
-                if key in seen:
-                    continue
-                seen.add(key)
-            kept.append(cap.take(alns, query))     # printed as found, one by one
+            if search.offer(key):
+                kept.append(cap.take(alns, query))     # printed as found, one by one
+            if search.stopped():
+                over.append(query.name)                # LASTZ's search stops here
+                break
         found[s] = (kept, truncs)
     # then LASTZ finishes each strand with no anchors left: that prints the trivial
     # self-alignment of a query identical to the target (unless --notrivial); the
@@ -66,7 +69,45 @@ def immediate_query(limit: int, aligner, strands, bufs, sid):
         results.append(_result(bufs["-"], "-", kept + [finished["-"]], truncs))
     if "+" in strands:
         results.append(_result(bufs["+"], "+", [finished["+"]], []))
-    return results, []
+    return results, over
+
+
+class _Search:
+    """LASTZ's count of a query's immediate alignments (``gappily_extend_hsps`` and the
+    seed search's ``searchToGo``).  With a limit N > 1 it remembers the first N distinct
+    alignments of the query; each new one is printed and counts one, and so does the
+    first distinct one after those (not printed); then nothing counts.  With N = 1 it
+    keeps no list and every alignment counts (the print cap leaves one printed).  A
+    strand's search stops, over the limit, once its count passes N."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.seen: set = set()
+        self.past_full = False
+        self.count = 0
+
+    def start_strand(self) -> None:
+        self.count = 0
+
+    def full(self) -> bool:
+        return self.limit > 1 and len(self.seen) >= self.limit
+
+    def offer(self, key) -> bool:
+        """Count an alignment; whether it is printed (subject to the print cap)."""
+        if self.limit <= 1:
+            self.count += 1
+            return True
+        if self.past_full or key in self.seen:
+            return False
+        self.count += 1
+        if len(self.seen) >= self.limit:
+            self.past_full = True
+            return False
+        self.seen.add(key)
+        return True
+
+    def stopped(self) -> bool:
+        return self.count > self.limit
 
 
 def _extend(aligner, query, strand, anchors, truncs, with_trivial=True) -> Alignments:

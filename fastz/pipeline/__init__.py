@@ -244,11 +244,21 @@ class Aligner:
     # well under a second: not worth forking workers for
     SMALL_WORK = 2e9
 
-    def _small(self, units) -> bool:
+    def _read_ahead(self, items, bases_of):
+        """Read ``items`` while the work they hold is under SMALL_WORK; returns (items
+        read, the rest or None when the input ended first: too little work to fork
+        worker processes for).  Seed-hit anchors (--nogfextend) always fork."""
+        it = iter(items)
+        ahead: list = []
         if not self.opts.gfextend:
-            return False
-        qbases = sum(len(buf) for buf, strand in units if strand == units[0][1])
-        return qbases * len(self.target) < self.SMALL_WORK
+            return ahead, it
+        qbases = 0
+        for item in it:
+            ahead.append(item)
+            qbases += bases_of(item)
+            if qbases * len(self.target) >= self.SMALL_WORK:
+                return ahead, it
+        return ahead, None
 
     def results(self) -> Iterator[StrandResult]:
         """Every query strand, in LASTZ's order (query 1 +, query 1 -, query 2 +, ...)."""
@@ -273,10 +283,9 @@ class Aligner:
         queries = _query_strands(self)
         pooled = False
         if workers > 1:
-            ahead, rest = _peek(queries, workers + 1)
-            units = [(bufs[s], s) for strands, bufs, _ in ahead for s in strands]
             # (a tiny input is done here: forking workers would cost more)
-            pooled = rest is not None or (bool(units) and not self._small(units))
+            ahead, rest = self._read_ahead(queries, lambda q: len(q[1][q[0][0]]))
+            pooled = rest is not None
             queries = itertools.chain(ahead, rest or ())
         outcomes = (parallel_queries(self, work, queries, workers) if pooled
                     else (work(self, *q) for q in queries))
@@ -329,8 +338,9 @@ class Aligner:
             yield from self.by_query(partial(limited_hsp_query, limit, keep), workers,
                                      replay=partial(hsp_limit_warnings, limit, warn))
         elif workers > 1:
-            ahead, rest = _peek(units(), workers + 1)
-            if rest is None and self._small(ahead):
+            first = _strands(self.opts)[0]
+            ahead, rest = self._read_ahead(units(), lambda u: len(u[0]) if u[1] == first else 0)
+            if rest is None:
                 # the whole input is tiny: starting worker processes costs more
                 # than the alignment itself
                 for buf, strand in ahead:
@@ -343,13 +353,6 @@ class Aligner:
                 yield self.strand(buf, strand)
         if self.segments is not None:
             self.segments.finish()
-
-
-def _peek(it, n):
-    """(first n items, the rest of the iterator or None if it ended within n)."""
-    it = iter(it)
-    ahead = list(itertools.islice(it, n))
-    return ahead, (it if len(ahead) == n else None)
 
 
 def _check_inputs(aligner: Aligner) -> None:

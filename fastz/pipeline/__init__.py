@@ -46,7 +46,10 @@ def _refuse_unsupported(opts: Options) -> None:
         if key not in extra:
             continue
         other = [flag for flag, on in (
-            ("--segments", opts.segments_file), ("--self", opts.self_compare)) if on]
+            ("--segments", opts.segments_file),
+            # (LASTZ counts the gap-free mirror images against the limit)
+            ("--self --nogapped", key == "queryhsplimit" and opts.self_compare
+             and not opts.gapped and opts.mirror is not False)) if on]
         if other:
             missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")
     if "anyornone" in extra or "limitperquery" in extra:
@@ -134,19 +137,26 @@ class Aligner:
             return None
         return w if w.strands_apart else None
 
+    #: no score threshold: every x-drop extension is kept (adaptive thresholds' table)
+    NO_THRESHOLD = -(1 << 62)
+
     def find_hsps(self, query: Sequence, strand: str, unmerged: bool = False,
-                  stop_after: int = -1):
+                  stop_after: int = -1, every: bool = False):
         """The HSPs (or seed hits) of one query strand buffer, in discovery order.
         ``unmerged``: leave --twins/--recoverseeds HSPs as found (the caller counts or
         chooses them first, then calls ``finish_hsps``, as LASTZ does); ``stop_after``:
-        see ``filtering.find_hsps``."""
+        see ``filtering.find_hsps``; ``every``: every x-drop extension, with no
+        threshold and no entropy adjustment (for ``K=top``'s table, on the CPU)."""
         from .filtering import find_hsps
         o = self.opts
+        thresh, entropy, gfextend, backend = ((self.NO_THRESHOLD, False, True, "cpu") if every
+                                              else (o.hspthresh, o.entropy, o.gfextend,
+                                                    self.backend))
         return find_hsps(self.index, self.target.chars, query.chars, o.seed, o.transition,
-                         self.scores.masked, o.xdrop, o.hspthresh, o.entropy,
-                         gfextend=o.gfextend, gapped=o.gapped, stats=self.stats,
+                         self.scores.masked, o.xdrop, thresh, entropy,
+                         gfextend=gfextend, gapped=o.gapped, stats=self.stats,
                          self_strand=strand if o.self_compare else None,
-                         processor=self.processor(unmerged), backend=self.backend,
+                         processor=self.processor(unmerged), backend=backend,
                          stop_after=stop_after)
 
     def processor(self, unmerged: bool = False):
@@ -166,14 +176,15 @@ class Aligner:
                            self.hitproc)
 
     def strand(self, query: Sequence, strand: str, threads: int = 1, hsps=None,
-               gappedthresh: int | None = None) -> StrandResult:
+               gappedthresh: int | None = None, mirrored: bool = False) -> StrandResult:
         """Align one query strand (``query`` is already the strand buffer).
 
         ``threads`` > 1 extends anchors speculatively in that many threads
         (``fastz.pipeline.speculate``); the result is the same.  ``hsps`` and
         ``gappedthresh`` are given by the adaptive-threshold driver
         (``fastz.pipeline.adaptive``): the strand's HSPs already found, and the
-        gapped threshold they imply.
+        gapped threshold they imply; ``mirrored``: those HSPs already hold their
+        mirror images (--self --nogapped).
         """
         from .anchors import anchors_from_hsps
         from .gapped import gapped_extend
@@ -188,7 +199,7 @@ class Aligner:
         else:
             hsps = self.find_hsps(query, strand)
         mirror = o.self_compare and o.mirror is not False      # --self (issue 6)
-        if mirror and not o.gapped:
+        if mirror and not o.gapped and not mirrored:
             from .filtering import _strand_length
             from .mirror import mirror_hsps
             hsps = mirror_hsps(hsps, _strand_length(self.target.chars),

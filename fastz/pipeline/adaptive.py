@@ -36,10 +36,7 @@ import numpy as np
 from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
 from ..records import HSP_DTYPE, Alignments
-from .filtering import _strand_length, find_hsps
-
-#: no score threshold: every x-drop extension is collected
-_NO_THRESHOLD = -(1 << 62)
+from .filtering import _strand_length
 
 
 def coverage_limit(top: str, target_len: int) -> int:
@@ -88,7 +85,8 @@ def _finish_shared(aligner, bufs, seg, state, sid, strands, fixed_gapped=True):
                 np.ascontiguousarray(hsps["pos1"]), np.ascontiguousarray(hsps["pos2"]),
                 np.ascontiguousarray(hsps["length"]), aligner.scores.masked)
         yield aligner.strand(bufs[s], s, hsps=hsps,
-                             gappedthresh=None if fixed_gapped else low)
+                             gappedthresh=None if fixed_gapped else low,
+                             mirrored=o.self_compare and o.mirror is not False)
 
 
 def _query_strands(aligner):
@@ -116,25 +114,22 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
     if not adaptive and len(strands) == 1:
         # a single strand with a plain threshold: LASTZ never chooses
         return [aligner.strand(bufs[strands[0]], strands[0])], []
+    # --self --nogapped: LASTZ puts each HSP's mirror image in the table after it
+    mirrored = o.self_compare and o.mirror is not False and not o.gapped
     seg, state = kst.new_table()
     for s in strands:
         q = np.ascontiguousarray(bufs[s].chars, np.uint8)
-        if adaptive:
-            # every x-drop extension is offered to the table, which keeps the best
-            raw = find_hsps(aligner.index, t, q, o.seed, o.transition,
-                            aligner.scores.masked, o.xdrop, _NO_THRESHOLD, False,
-                            gfextend=True, gapped=o.gapped, stats=aligner.stats,
-                            processor=aligner.processor(unmerged=True))
-        else:
-            raw = aligner.find_hsps(bufs[s], s, unmerged=True)
-            if not o.gfextend:
-                # LASTZ's table holds un-extended seed hits with score 0 (scored
-                # only when the strand is finished)
-                raw = raw.copy()
-                raw["score"] = 0
+        # with K=top every x-drop extension is offered to the table, which keeps the best
+        raw = aligner.find_hsps(bufs[s], s, unmerged=True, every=adaptive)
+        if not adaptive and not o.gfextend:
+            # LASTZ's table holds un-extended seed hits with score 0 (scored only
+            # when the strand is finished)
+            raw = raw.copy()
+            raw["score"] = 0
         rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
         seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
-                                   sid[s], adaptive and bool(o.entropy))
+                                   sid[s], adaptive and bool(o.entropy),
+                                   (1 if s == "+" else 2) if mirrored else 0)
     if best is not None and len(strands) == 2:
         # LASTZ chooses after searching the minus strand only
         kst.choose_best(seg, state, best)

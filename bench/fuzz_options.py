@@ -96,10 +96,23 @@ QUERIES = ["query.fa"] * 6 + ["query.fa[1000..8000]", "query.fa-", "query.fa[unm
                               "query.fa[nameparse=darkspace]"]
 
 
-def draw(rng: random.Random, pairs: list[str]) -> tuple[str, list[str]]:
-    """One trial: (pair, words after the program name)."""
+# lastz fails on --self in the formats that print coverage ("query does not have true
+# lengths"), where fastz prints: --self trials draw from these
+SELF_FORMATS = ["axt", "maf", "lav", "cigar", "segments", "rdotplot", "sam", "text",
+                "general:name1,zstart1,end1,name2,strand2,zstart2+,end2+,score,nmatch,cigarx"]
+
+
+def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0) -> tuple[str, list[str]]:
+    """One trial: (pair, words after the program name); a ``self_share`` of them align
+    the target with itself (--self, sometimes --nomirror)."""
     pair = rng.choice(pairs)
     opts = [g(rng) for g in rng.sample(POOL, rng.randint(1, 5))]
+    if rng.random() < self_share:
+        words = ["target.fa", "--self", *opts]
+        if rng.random() < 0.2:
+            words.append("--nomirror")
+        words.append(f"--format={rng.choice(SELF_FORMATS)}")
+        return pair, words
     words = [rng.choice(TARGETS), rng.choice(QUERIES), *opts]
     if rng.random() < 0.8:
         words.append(f"--format={rng.choice(FORMATS)}")
@@ -114,13 +127,15 @@ def main(argv=None) -> int:
     ap.add_argument("--fastz", default="", help="extra words for fastz only, e.g. "
                     "'--workers=2' or '--backend=gpu' (with FASTZ_GPU_ENGINE=twin set)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per program run")
+    ap.add_argument("--self-share", type=float, default=0.15,
+                    help="share of trials that align the target with itself (--self)")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     out = sys.stdout if args.output == "-" else open(args.output, "w")
     bad = 0
     for trial in range(args.trials):
-        pair, words = draw(rng, args.pairs)
+        pair, words = draw(rng, args.pairs, args.self_share)
         cwd = PAIRS / pair
         start = time.perf_counter()
         try:

@@ -254,6 +254,23 @@ def test_querydepth_same_with_workers_and_the_gpu_path(monkeypatch):
     assert runs[0] == runs[1] == runs[2] and runs[0][1].count(b"WARNING") == 3
 
 
+@pytest.mark.parametrize("engine", [["--workers=1"], ["--workers=2"], ["--backend=gpu"]],
+                         ids=" ".join)
+@pytest.mark.parametrize("depth", ["--querydepth=keep:0.1", "--querydepth=0.05"])
+def test_querydepth_drops_the_truncation_reports_after_the_cut(depth, engine, monkeypatch):
+    """With --querydepth LASTZ stops a strand at the alignment that went over, so it never
+    extends (nor reports truncating) the later anchors: stderr byte for byte lastz's on
+    every engine (the GPU path with its CPU twins)."""
+    monkeypatch.setenv("FASTZ_GPU_ENGINE", "twin")
+    args = [str(DATA / "pseudocat.fa"), str(DATA / "pseudopig.fa"), depth,
+            "--allocate:traceback=100K", "--nogfextend", "--format=general"]
+    lz = subprocess.run([LASTZ, *args], capture_output=True, timeout=600)
+    fz = subprocess.run([sys.executable, "-m", "fastz", *args, *engine], capture_output=True,
+                        timeout=600)
+    assert fz.returncode == lz.returncode == 0 and fz.stdout == lz.stdout
+    assert fz.stderr == lz.stderr and lz.stderr.count(b"truncating") > 300
+
+
 def _times_dropped(stderr: bytes) -> bytes:
     """--progress lines with their clock readings blanked (the one part that differs)."""
     import re

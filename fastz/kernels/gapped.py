@@ -388,7 +388,10 @@ def conflicts(al, sg, since, meta, res, a1, a2):
 
 
 @njit(cache=True, nogil=True)
-def _note_truncation(trunc, ntrunc, res, a1, a2):
+def _note_truncation(trunc, ntrunc, res, a1, a2, nal):
+    """Add the anchor's truncation reports (``extend_anchors``'s ``trunc`` rows); ``nal``
+    is the number of alignments accepted before this anchor (``--querydepth`` drops
+    the reports of anchors LASTZ never reaches)."""
     for side in range(2):
         flag = res[R_LTRUNC] if side == 0 else res[R_RTRUNC]
         if flag:
@@ -398,6 +401,7 @@ def _note_truncation(trunc, ntrunc, res, a1, a2):
             trunc[ntrunc, 2] = res[R_LEND2] if side == 0 else res[R_REND2]
             trunc[ntrunc, 3] = a1
             trunc[ntrunc, 4] = a2
+            trunc[ntrunc, 5] = nal
             ntrunc += 1
     return trunc, ntrunc
 
@@ -444,13 +448,14 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
         ops : int64[n, 2] (op, length) runs; alignment k uses rows
             ops[al[k, A_OPS0] : al[k, A_OPS0] + al[k, A_OPSN]].
         stats : int64[N_STATS].
-        trunc : int64[t, 5] truncation reports (reverse, row, col, a1, a2).
+        trunc : int64[t, 6] truncation reports (reverse, row, col, a1, a2, number of
+            alignments accepted before the anchor).
     """
     n = anc1.shape[0]
     al, sg, ops, meta = new_state(n + trivial.shape[0] + 1)
     al, sg, ops = add_trivial(al, sg, ops, meta, trivial)
     stats = np.zeros(N_STATS, np.int64)
-    trunc = np.zeros((0, 5), np.int64)
+    trunc = np.zeros((0, 6), np.int64)
     ntrunc = 0
     work = new_work()
     res = np.zeros(N_RESULT, np.int64)
@@ -464,7 +469,7 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
         if status == SKIPPED:
             stats[ST_SKIPPED] += 1
             continue
-        trunc, ntrunc = _note_truncation(trunc, ntrunc, res, anc1[k], anc2[k])
+        trunc, ntrunc = _note_truncation(trunc, ntrunc, res, anc1[k], anc2[k], meta[M_NAL])
         if res[R_LTRUNC] or res[R_RTRUNC]:
             stats[ST_TRUNCATED] += 1
         if status == EMPTY:

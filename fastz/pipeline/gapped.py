@@ -119,7 +119,7 @@ def _delayed_trivial(target: Sequence, query: Sequence, al, m, first_is_last: bo
 
 def report_truncations(trunc: np.ndarray) -> None:
     """LASTZ's stderr lines for extensions cut short by --allocate:traceback."""
-    for rev, er, ec, a1, a2 in trunc.tolist():
+    for rev, er, ec, a1, a2, _ in trunc.tolist():
         if rev:
             msg = f"truncating alignment starting at ({a1 + 2 - er},{a2 + 2 - ec});"
         else:
@@ -175,7 +175,10 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
             stats[name] = stats.get(name, 0) + v
     over = False
     if max_paired > 0:
-        order, over = _depth_cut(al, ops, order, max_paired, paired_keep)
+        order, over, cut = _depth_cut(al, ops, order, max_paired, paired_keep)
+        if over:
+            # LASTZ stops at the anchor whose alignment went over: no later reports
+            trunc = trunc[trunc[:, 5] <= cut]
     keep = []
     partitioned = target.partitions is not None or query.partitions is not None
     delayed = notrivial and partitioned and trivial.shape[0] == 0
@@ -209,10 +212,10 @@ def _depth_cut(al, ops, order, max_paired, keep):
     ``max_paired`` stops the strand; with ``keep`` the alignments up to it stay, else
     none.  LASTZ stops extending there; the later alignments found here are dropped,
     and those before it are the same (an alignment depends only on earlier ones).
-    Returns (output order, went over)."""
+    Returns (output order, went over, the alignment that went over)."""
     n = al.shape[0]
     if n == 0:
-        return order, False
+        return order, False, -1
     # each alignment's runs are stored contiguously, in acceptance order
     owner = np.searchsorted(al[:, A_OPS0], np.arange(ops.shape[0]), side="right") - 1
     matched = np.where(ops[:, 0] == 0, ops[:, 1], 0)
@@ -220,5 +223,5 @@ def _depth_cut(al, ops, order, max_paired, keep):
     paired[al[:, A_TRIV] != 0] = 0          # the trivial self-alignment is not counted
     over = np.nonzero(np.cumsum(paired) > max_paired)[0]
     if over.size == 0:
-        return order, False
-    return (order[order <= over[0]] if keep else order[:0]), True
+        return order, False, -1
+    return (order[order <= over[0]] if keep else order[:0]), True, int(over[0])

@@ -60,7 +60,7 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
     al, sg, ops, meta = new_state(n + trivial.shape[0] + 1)
     al, sg, ops = add_trivial(al, sg, ops, meta, trivial)
     stats = np.zeros(N_STATS, np.int64)
-    trunc = np.zeros((0, 5), np.int64)
+    trunc = np.zeros((0, 6), np.int64)
     ntrunc = 0
     local = threading.local()
 
@@ -159,7 +159,7 @@ def _record(al, sg, ops, meta, stats, trunc, ntrunc, res, runs, a1, a2, thresh, 
     if res[R_STATUS] == SKIPPED:
         stats[ST_SKIPPED] += 1
         return al, sg, ops, trunc, ntrunc
-    trunc, ntrunc = _note_truncation(trunc, ntrunc, res, a1, a2)
+    trunc, ntrunc = _note_truncation(trunc, ntrunc, res, a1, a2, meta[M_NAL])
     if res[R_LTRUNC] or res[R_RTRUNC]:
         stats[ST_TRUNCATED] += 1
     if res[R_STATUS] == EMPTY:

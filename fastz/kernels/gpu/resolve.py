@@ -97,7 +97,7 @@ def resolve_state(n, trivial):
     al, sg, ops, meta = new_state(n + trivial.shape[0] + 1)
     al, sg, ops = add_trivial(al, sg, ops, meta, trivial)
     return (al, sg, ops, meta, np.zeros(N_STATS, np.int64), np.zeros(N_GSTATS, np.int64),
-            np.zeros((0, 5), np.int64), 0)
+            np.zeros((0, 6), np.int64), 0)
 
 
 @njit(cache=True)
@@ -201,7 +201,7 @@ def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, s
                 continue
             if p < 0:
                 gstats[G_CPU] += 1
-        trunc, ntrunc = _note_truncation(trunc, ntrunc, res, a1, a2)
+        trunc, ntrunc = _note_truncation(trunc, ntrunc, res, a1, a2, meta[M_NAL])
         if res[R_LTRUNC] or res[R_RTRUNC]:
             stats[ST_TRUNCATED] += 1
         if res[R_STATUS] == EMPTY:

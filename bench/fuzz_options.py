@@ -113,9 +113,15 @@ def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0) -> tuple
             words.append("--nomirror")
         words.append(f"--format={rng.choice(SELF_FORMATS)}")
         return pair, words
-    words = [rng.choice(TARGETS), rng.choice(QUERIES), *opts]
-    if rng.random() < 0.8:
-        words.append(f"--format={rng.choice(FORMATS)}")
+    fmt = rng.choice(FORMATS) if rng.random() < 0.8 else None
+    query = rng.choice(QUERIES)
+    if fmt == "softsam" and ".." in query:
+        # lastz prints memory outside its buffer for the clipped bases a query
+        # subrange did not load (fastz prints "n"): nothing to compare there
+        query = "query.fa"
+    words = [rng.choice(TARGETS), query, *opts]
+    if fmt is not None:
+        words.append(f"--format={fmt}")
     return pair, words
 
 

@@ -265,3 +265,30 @@ def test_rdotplot_side_file(workdir, tmp_path, case, flag):
     got = render(opts, target, queries, results)
     assert drop_version(got) == drop_version(expected)
     assert mine.read_bytes() == theirs.read_bytes()
+
+
+def test_softsam_clips_bases_a_query_subrange_did_not_load(shared_pairs):
+    """softsam prints the whole query record, clipped bases in lower case.  Where a
+    subrange left some unloaded, lastz prints whatever memory lies outside its buffer
+    (NULs, stray bytes, even newlines: no output to match); fastz prints "n" there, so
+    SEQ is as long as the CIGAR's query length.  The fields before SEQ are lastz's, and
+    the aligned bases are those of lastz's hard-clipped sam."""
+    import re
+    import subprocess
+    import sys
+    cwd = shared_pairs / "dwv_vs_vdv1"
+    args = ["target.fa[2000..9000]", "query.fa[1000..8000]"]
+    fz = subprocess.run([sys.executable, "-m", "fastz", *args, "--format=softsam-"], cwd=cwd,
+                        capture_output=True, timeout=300)
+    soft = run_lastz([*args, "--format=softsam-"], cwd=cwd)
+    hard = run_lastz([*args, "--format=sam-"], cwd=cwd).splitlines()
+    rows = fz.stdout.splitlines()
+    assert len(rows) == len(hard) == 1
+    row = rows[0].split(b"\t")
+    cigar, seq = row[5].decode(), row[9]
+    assert row[:9] == soft.split(b"\t")[:9]
+    assert len(seq) == sum(int(n) for n in re.findall(r"(\d+)[MIS=X]", cigar))
+    assert re.fullmatch(rb"n+[acgtn]+[ACGTN]+[acgtn]+n+", seq)
+    lead = int(re.match(r"(\d+)S", cigar).group(1))
+    core = re.search(rb"[ACGTN]+", seq)
+    assert core.start() == lead and core.group() == hard[0].split(b"\t")[9]

@@ -90,14 +90,18 @@ def _query_bases(v: AlnView, p2: Place, soft: bool) -> str:
     pos2, length = v.beg2, v.width
     start2 = pos2 - p2.offset + p2.start_loc
     end2 = start2 - 1 + length
+    # the clipped bases of the whole record; where a query subrange did not load them
+    # LASTZ reads memory outside its buffer (whatever bytes are there), fastz writes
+    # "n", so SEQ stays as long as the CIGAR says
     parts = []
     if soft and start2 > 1:
-        lo = max(0, pos2 - (start2 - 1))         # LASTZ reads before the buffer with subranges
-        parts.append(LOWER[q[lo:pos2]].tobytes())
+        lo = max(0, pos2 - (start2 - 1))
+        parts.append(b"n" * (start2 - 1 - (pos2 - lo)) + LOWER[q[lo:pos2]].tobytes())
     parts.append(UPPER[q[pos2:pos2 + length]].tobytes())
     if soft and end2 < p2.true_len:
         hi = min(q.shape[0], pos2 + p2.true_len - (start2 - 1))
-        parts.append(LOWER[q[pos2 + length:hi]].tobytes())
+        parts.append(LOWER[q[pos2 + length:hi]].tobytes()
+                     + b"n" * (p2.true_len - end2 - (hi - pos2 - length)))
     return b"".join(parts).decode("latin-1")
 
 

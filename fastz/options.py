@@ -148,6 +148,17 @@ class Options:
         return self.gfextend and self.exact is None and self.mismatch is None
 
     @property
+    def mirrors(self) -> bool:
+        """--self output gets mirror images (unless --nomirror)."""
+        return bool(self.self_compare) and self.mirror is not False
+
+    @property
+    def mirrors_hsps(self) -> bool:
+        """The mirror images are made of the gap-free HSPs (--self --nogapped), not of
+        gapped alignments."""
+        return self.mirrors and not self.gapped
+
+    @property
     def hspthresh_text(self) -> str:
         """K as LASTZ prints it (``score_thresh_to_string``): 3000, top10, top5.0%."""
         return thresh_text(self.hspthresh, self.hspthresh_top)

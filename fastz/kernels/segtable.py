@@ -163,7 +163,7 @@ def add_segment(seg, state, limit, pos1, pos2, length, s, sid):
 
 
 @njit(cache=True)
-def collect_adaptive(seg, state, limit, t, q, rows, sid, entropy, mirror=0):
+def collect_adaptive(seg, state, limit, t, q, rows, sid, entropy, image):
     """Add one strand's gap-free HSPs (discovery order, raw scores) to the table.
 
     Parameters
@@ -180,31 +180,18 @@ def collect_adaptive(seg, state, limit, t, q, rows, sid, entropy, mirror=0):
         Strand id of these segments (LASTZ uses the query's revCompFlags).
     entropy : bool
         Entropy-adjust positive scores that could enter the table as it stands.
-    mirror : int
-        ``--self`` gap-free runs (LASTZ ``collect_hsps`` with ``mirrorHSP``): each HSP
-        is followed into the table by its mirror image, with the same score; 1 when
-        target and query strand are the same, 2 when opposite (the image is reflected
-        through both ends, and an HSP that is its own image is not repeated).
+    image : bool[n]
+        Rows that are the mirror image of the row before (``--self`` gap-free runs,
+        ``mirror.mirror_images``): LASTZ's ``collect_hsps`` adds the image right after
+        its HSP with the HSP's (adjusted) score.
     """
-    n1 = t.shape[0]
-    n2 = q.shape[0]
-    if n1 > 0 and t[n1 - 1] == 0:           # LASTZ's lengths: a trailing NUL is not counted
-        n1 -= 1
-    if n2 > 0 and q[n2 - 1] == 0:
-        n2 -= 1
+    s = 0
     for k in range(rows.shape[0]):
-        p1, p2, n = rows[k, 0], rows[k, 1], rows[k, 2]
-        s = rows[k, 3]
-        if entropy and s > 0 and state[S_LEN] > 0 and s >= state[S_LOW]:
-            s = int(s * _entropy(t, q, p1, p2, n))
-        seg = add_segment(seg, state, limit, p1, p2, n, s, sid)
-        if mirror == 1:
-            seg = add_segment(seg, state, limit, p2, p1, n, s, sid)
-        elif mirror == 2:
-            e1, e2 = p1 + n, p2 + n
-            m1, m2 = n1 - e1 + n, n2 - e2 + n
-            if not (m2 == e1 and m1 == e2):
-                seg = add_segment(seg, state, limit, m2 - n, m1 - n, n, s, sid)
+        if not image[k]:
+            s = rows[k, 3]
+            if entropy and s > 0 and state[S_LEN] > 0 and s >= state[S_LOW]:
+                s = int(s * _entropy(t, q, rows[k, 0], rows[k, 1], rows[k, 2]))
+        seg = add_segment(seg, state, limit, rows[k, 0], rows[k, 1], rows[k, 2], s, sid)
     return seg
 
 

@@ -48,8 +48,7 @@ def _refuse_unsupported(opts: Options) -> None:
         other = [flag for flag, on in (
             ("--segments", opts.segments_file),
             # (LASTZ counts the gap-free mirror images against the limit)
-            ("--self --nogapped", key == "queryhsplimit" and opts.self_compare
-             and not opts.gapped and opts.mirror is not False)) if on]
+            ("--self --nogapped", key == "queryhsplimit" and opts.mirrors_hsps)) if on]
         if other:
             missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")
     if "anyornone" in extra or "limitperquery" in extra:
@@ -183,8 +182,8 @@ class Aligner:
         (``fastz.pipeline.speculate``); the result is the same.  ``hsps`` and
         ``gappedthresh`` are given by the adaptive-threshold driver
         (``fastz.pipeline.adaptive``): the strand's HSPs already found, and the
-        gapped threshold they imply; ``mirrored``: those HSPs already hold their
-        mirror images (--self --nogapped).
+        gapped threshold they imply; ``mirrored``: those HSPs already hold the mirror
+        images --self --nogapped needs (the shared table collects them).
         """
         from .anchors import anchors_from_hsps
         from .gapped import gapped_extend
@@ -198,8 +197,7 @@ class Aligner:
             hsps = self.segments.take(self.target, query, strand)
         else:
             hsps = self.find_hsps(query, strand)
-        mirror = o.self_compare and o.mirror is not False      # --self (issue 6)
-        if mirror and not o.gapped and not mirrored:
+        if o.mirrors_hsps and not mirrored:                     # --self (issue 6)
             from .filtering import _strand_length
             from .mirror import mirror_hsps
             hsps = mirror_hsps(hsps, _strand_length(self.target.chars),
@@ -240,7 +238,7 @@ class Aligner:
             alns, inner_trunc = interpolate(alns, self.target, query, o, self.scores, threads)
             if inner_trunc is not None:
                 trunc = inner_trunc if trunc is None else np.concatenate([trunc, inner_trunc])
-        if mirror and o.gapped:
+        if o.mirrors and o.gapped:
             from .mirror import mirror_alignments
             alns = mirror_alignments(alns, self.target, query, strand == "+", self.scores)
         self.stats["time_gapped"] = self.stats.get("time_gapped", 0.0) + time.perf_counter() - t1
@@ -288,10 +286,9 @@ class Aligner:
         turns its notes into stderr lines and counts here, in query order.  ``results``
         may be a generator, consumed as the strands are written (--masking changes the
         target between a query's strands; it runs with one worker)."""
-        from .adaptive import _query_strands
         from .parallel import parallel_queries
 
-        queries = _query_strands(self)
+        queries = self.query_strands()
         pooled = False
         if workers > 1:
             # (a tiny input is done here: forking workers would cost more)
@@ -310,15 +307,25 @@ class Aligner:
         from ..io.sequences import iter_queries
         return iter_queries(self.opts.query, self.opts, on_load=self.progress)
 
-    def _results(self) -> Iterator[StrandResult]:
+    def query_strands(self):
+        """(strands, strand buffers, strand ids) of each query, in file order."""
         from ..io.sequences import reverse_complement_sequence
 
+        strands = _strands(self.opts)
+        for query in self.queries():
+            bufs = {s: (query if s == "+" else reverse_complement_sequence(query))
+                    for s in strands}
+            # LASTZ's segment id is the query's reverse-complement flags (0 or 3)
+            sid = {"+": 3 if query.revcomp else 0, "-": 0 if query.revcomp else 3}
+            yield strands, bufs, sid
+
+    def _results(self) -> Iterator[StrandResult]:
         from .parallel import parallel_results, resolve_workers
 
         def units():
-            for query in self.queries():
-                for strand in _strands(self.opts):
-                    yield (query if strand == "+" else reverse_complement_sequence(query)), strand
+            for strands, bufs, _ in self.query_strands():
+                for strand in strands:
+                    yield bufs[strand], strand
 
         workers = resolve_workers(self.opts.workers) if self.backend == "cpu" else 1
         if self.opts.segments_file is not None:

@@ -37,6 +37,7 @@ from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
 from ..records import HSP_DTYPE, Alignments
 from .filtering import _strand_length
+from .mirror import mirror_images
 
 
 def coverage_limit(top: str, target_len: int) -> int:
@@ -86,21 +87,7 @@ def _finish_shared(aligner, bufs, seg, state, sid, strands, fixed_gapped=True):
                 np.ascontiguousarray(hsps["length"]), aligner.scores.masked)
         yield aligner.strand(bufs[s], s, hsps=hsps,
                              gappedthresh=None if fixed_gapped else low,
-                             mirrored=o.self_compare and o.mirror is not False)
-
-
-def _query_strands(aligner):
-    """(strands, buffers, strand ids) of each query, in order."""
-    from ..io.sequences import reverse_complement_sequence
-    from . import _strands
-
-    o = aligner.opts
-    for query in aligner.queries():
-        strands = _strands(o)
-        bufs = {s: (query if s == "+" else reverse_complement_sequence(query)) for s in strands}
-        # LASTZ's segment id is the query's reverse-complement flags (0 or 3)
-        sid = {"+": 3 if query.revcomp else 0, "-": 0 if query.revcomp else 3}
-        yield strands, bufs, sid
+                             mirrored=True)
 
 
 def shared_table_query(best: int | None, aligner, strands, bufs, sid):
@@ -114,8 +101,6 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
     if not adaptive and len(strands) == 1:
         # a single strand with a plain threshold: LASTZ never chooses
         return [aligner.strand(bufs[strands[0]], strands[0])], []
-    # --self --nogapped: LASTZ puts each HSP's mirror image in the table after it
-    mirrored = o.self_compare and o.mirror is not False and not o.gapped
     seg, state = kst.new_table()
     for s in strands:
         q = np.ascontiguousarray(bufs[s].chars, np.uint8)
@@ -126,10 +111,13 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
             # when the strand is finished)
             raw = raw.copy()
             raw["score"] = 0
+        image = np.zeros(raw.shape[0], np.bool_)
+        if o.mirrors_hsps:
+            # LASTZ puts each HSP's mirror image in the table right after it
+            raw, image = mirror_images(raw, _strand_length(t), _strand_length(q), s == "+")
         rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
         seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
-                                   sid[s], adaptive and bool(o.entropy),
-                                   (1 if s == "+" else 2) if mirrored else 0)
+                                   sid[s], adaptive and bool(o.entropy), image)
     if best is not None and len(strands) == 2:
         # LASTZ chooses after searching the minus strand only
         kst.choose_best(seg, state, best)

@@ -111,7 +111,7 @@ def hit_processor(opts) -> HitProcessor | None:
         return None
     merge = proc in (khit.PROC_TWIN, khit.PROC_RECOVER)
     rescore = ext != khit.EXT_XDROP and (opts.gapped or opts.chain)
-    mirror = opts.self_compare and opts.mirror is not False and not opts.gapped
+    mirror = opts.mirrors_hsps
     twin_min = twin_max = 0
     if twins:
         twin_min = 2 * seed_len + (0 if opts.twins_min is None else int(opts.twins_min))

@@ -32,10 +32,16 @@ def mirror_hsps(hsps: np.ndarray, len1: int, len2: int, same_strand: bool) -> np
     On opposite strands the image is reflected through both sequences' ends, and an
     HSP that is its own image is not repeated.
     """
-    rows = []
+    return mirror_images(hsps, len1, len2, same_strand)[0]
+
+
+def mirror_images(hsps: np.ndarray, len1: int, len2: int, same_strand: bool):
+    """``mirror_hsps`` and, per row, whether it is a mirror image (of the row before)."""
+    rows, image = [], []
     for p1, p2, n, s in zip(hsps["pos1"].tolist(), hsps["pos2"].tolist(),
                             hsps["length"].tolist(), hsps["score"].tolist()):
         rows.append((p1, p2, n, s))
+        image.append(False)
         e1, e2 = p1 + n, p2 + n                        # LASTZ reports segment ends
         if same_strand:
             s1, s2 = e1, e2
@@ -44,11 +50,12 @@ def mirror_hsps(hsps: np.ndarray, len1: int, len2: int, same_strand: bool) -> np
             if s2 == e1 and s1 == e2:
                 continue
         rows.append((s2 - n, s1 - n, n, s))
+        image.append(True)
     out = np.empty(len(rows), HSP_DTYPE)
     if rows:
         arr = np.array(rows, np.int64)
         out["pos1"], out["pos2"], out["length"], out["score"] = arr.T
-    return out
+    return out, np.array(image, dtype=np.bool_)
 
 
 # --- edit scripts --------------------------------------------------------------------

@@ -92,7 +92,7 @@ def _query_unit(work, strands, bufs, sid):
 
 def parallel_queries(aligner, work, queries, workers: int):
     """``work(aligner, strands, bufs, sid) -> (results, notes)`` for each of ``queries``
-    ((strands, strand buffers, strand ids) as ``adaptive._query_strands`` gives them) in
+    ((strands, strand buffers, strand ids) as ``Aligner.query_strands`` gives them) in
     ``workers`` processes; yields (results, notes) in query order.  For the modes where
     a query's strands depend on each other (a shared HSP table, a per-query limit)."""
     jobs = ((bufs, _query_unit, (work, strands, bufs, sid)) for strands, bufs, sid in queries)

@@ -58,7 +58,7 @@ def main(argv=None) -> int:
     from fastz.kernels.ydrop import MODE_FULL, MODE_INSPECT, one_sided, padded
     from fastz.scoring import build_scoreset
     sub = build_scoreset().sub
-    al, sg, _ops, _meta = new_state(1)
+    al, sg, _ops, _meta, _ix = new_state(1)
     buf = list(new_work()[:7])
 
     def run(pairs, mode):

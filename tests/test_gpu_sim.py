@@ -279,12 +279,12 @@ def test_unbounded_result_exact_when_usable(shared_pairs, monkeypatch, capsys):
     of alignments (what the device computes) and, when ``device_result_usable``
     accepts it, compared with the bounded one.
     """
-    from fastz.kernels.bounds import skip_test
     from fastz.kernels.gapped import (
-        M_HEAD_S, N_RESULT, N_STATS, R_FIRST, R_NRUNS, R_SCORE, R_STATUS, SKIPPED, accept,
+        N_RESULT, N_STATS, R_FIRST, R_NRUNS, R_SCORE, R_STATUS, SKIPPED, accept,
         extend_pair, new_state, new_work,
     )
     from fastz.kernels.gpu.resolve import device_result_usable
+    from fastz.kernels.rowindex import skip_test
     p = shared_pairs / "lastz_pseudocat_vs_pseudopig"
     strands = _captured_strands([f"{p}/target.fa", f"{p}/query.fa", "--nogfextend",
                                  "--strand=minus"], monkeypatch, capsys)
@@ -293,8 +293,8 @@ def test_unbounded_result_exact_when_usable(shared_pairs, monkeypatch, capsys):
     for T, Q, anchors, thresh in strands:
         seqs = padded(T, Q)
         n = anchors.shape[0]
-        al, sg, ops, meta = new_state(n + 1)
-        e_al, e_sg, _e_ops, e_meta = new_state(1)
+        al, sg, ops, meta, ix = new_state(n + 1, len(T))
+        e_al, e_sg, _e_ops, e_meta, e_ix = new_state(1, len(T))
         work, ework = new_work(), new_work()
         st = np.zeros(N_STATS, np.int64)
         for k in range(n):
@@ -302,13 +302,13 @@ def test_unbounded_result_exact_when_usable(shared_pairs, monkeypatch, capsys):
             args = (seqs, T, Q, a1, a2, 0, len(T), 0, len(Q), sub, 400, 30, 9400, True,
                     83_886_080 - 7, True)
             res = np.zeros(N_RESULT, np.int64)
-            work = extend_pair(*args, al, sg, meta, (2 * k + 2) << 32, work, st, res)
+            work = extend_pair(*args, al, sg, meta, ix, (2 * k + 2) << 32, work, st, res)
             if res[R_STATUS] == SKIPPED:
                 continue
             ures = np.zeros(N_RESULT, np.int64)
-            ework = extend_pair(*args, e_al, e_sg, e_meta, 1 << 40, ework, st, ures)
-            _skip, lseg, _la, rseg, _ra = skip_test(al, sg, meta[M_HEAD_S], a1, a2)
-            if device_result_usable(al, sg, meta, ures, a1, a2, lseg, rseg, a2 + 1,
+            ework = extend_pair(*args, e_al, e_sg, e_meta, e_ix, 1 << 40, ework, st, ures)
+            _skip, lseg, _la, rseg, _ra = skip_test(al, sg, ix, a1, a2)
+            if device_result_usable(al, sg, ix, meta, ures, a1, a2, lseg, rseg, a2 + 1,
                                     len(Q) - a2 - 1):
                 compared += 1
                 assert ures[1:6].tolist() == res[1:6].tolist(), k    # start, stop, score
@@ -317,7 +317,7 @@ def test_unbounded_result_exact_when_usable(shared_pairs, monkeypatch, capsys):
             else:
                 conflicted += 1
             if res[R_SCORE] >= thresh:
-                al, sg, ops = accept(al, sg, ops, meta, res, work[9], False)
+                al, sg, ops, ix = accept(al, sg, ops, meta, ix, res, work[9], False)
     assert compared > 150 and conflicted > 10
 
 

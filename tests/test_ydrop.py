@@ -156,7 +156,7 @@ def _one_sided_all_modes(t: bytes, q: bytes, size: int):
     from fastz.kernels.gapped import new_state
     from fastz.kernels.ydrop import (MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS,
                                      one_sided, padded, traceback)
-    al, sg, _ops, _meta = new_state(1)
+    al, sg, _ops, _meta, _ix = new_state(1)
     T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
     seqs = padded(T, Q)
 

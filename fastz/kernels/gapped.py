@@ -23,8 +23,9 @@ from numba import njit
 from .bounds import (
     A_END1, A_END2, A_FIELDS, A_FIRST, A_LAST, A_NEXT, A_OPS0, A_OPSN, A_POS1, A_POS2,
     A_SCORE, A_TRIV, ACT_FIELDS, DIAG, HORZ, NONE, S_ALN, S_B1, S_B2, S_E1, S_E2,
-    S_FIELDS, S_NEXT, S_PREV, S_TYPE, VERT, above_below, insert, neighbours, skip_test,
+    S_FIELDS, S_NEXT, S_PREV, S_TYPE, VERT,
 )
+from .rowindex import above_below, insert, neighbours, new_index, skip_test, touching
 from .ydrop import (
     EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow2, one_sided, padded,
     traceback,
@@ -48,6 +49,9 @@ SKIPPED, EMPTY, EXTENDED = 0, 1, 2
 
 WORST_SCORE = -2147483648    # LASTZ's worstPossibleScore (alignment of indels only)
 
+# ``conflicts`` scans this many newest alignments directly, more through the row index
+RECENT = 32
+
 
 @njit(cache=True)
 def new_work():
@@ -59,15 +63,16 @@ def new_work():
 
 
 @njit(cache=True)
-def new_state(capacity):
-    """(al, sg, ops, meta): empty stores of accepted alignments, segments and edit runs."""
+def new_state(capacity, target_len=0):
+    """(al, sg, ops, meta, ix): empty stores of accepted alignments, segments and edit
+    runs, and their row index (``kernels.rowindex``) over target rows ``[0, target_len]``."""
     al = np.full((max(capacity, 1), A_FIELDS), NONE, np.int64)
     sg = np.zeros((64, S_FIELDS), np.int64)
     ops = np.zeros((64, 2), np.int64)
     meta = np.zeros(N_META, np.int64)
     meta[M_HEAD_S] = NONE
     meta[M_HEAD_E] = NONE
-    return al, sg, ops, meta
+    return al, sg, ops, meta, new_index(target_len, capacity)
 
 
 @njit(cache=True, nogil=True)
@@ -198,7 +203,7 @@ def assemble_pair(T, Q, a1, a2, sl, el1, el2, sr, er1, er2, lops, lo, nl, rops, 
 
 @njit(cache=True, nogil=True)
 def extend_pair(seqs, T, Q, a1, a2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydrop,
-                trim, tb_cells, two_pass, al, sg, meta, stamp, work, stats, res):
+                trim, tb_cells, two_pass, al, sg, meta, ix, stamp, work, stats, res):
     """Skip test and two-sided extension of one anchor against the accepted set.
 
     Reads the stores, never changes them.  Fills ``res`` (R_* fields); the edit
@@ -207,13 +212,13 @@ def extend_pair(seqs, T, Q, a1, a2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exten
     ``assemble_pair``.
     """
     cc, dd, mk, act, rows, tb, tbrow, lbuf, rbuf, runs = work
-    skip, lseg, laln, rseg, raln = skip_test(al, sg, meta[M_HEAD_S], a1, a2)
+    skip, lseg, laln, rseg, raln = skip_test(al, sg, ix, a1, a2)
     res[R_LSEG] = lseg
     res[R_RSEG] = rseg
     if skip:
         res[R_STATUS] = SKIPPED
         return work
-    below, above = above_below(al, meta[M_HEAD_S], meta[M_HEAD_E], a1)
+    below, above = above_below(al, meta[M_HEAD_S], meta[M_HEAD_E], ix, a1)
     side = (cc, dd, mk, act, rows, tb, tbrow)
     sl, el1, el2, tl, lrows, lmax, nl, side, lbuf = _extend_side(
         seqs, True, a1, a2, a1 + 1 - lo1, a2 + 1 - lo2, sub, gap_open, gap_extend, ydrop,
@@ -279,12 +284,12 @@ def _add_segment(sg, nseg, al, m, b1, b2, e1, e2):
 
 
 @njit(cache=True)
-def accept(al, sg, ops, meta, res, runs, trivial):
+def accept(al, sg, ops, meta, ix, res, runs, trivial):
     """Record an alignment (LASTZ format_alignment + align_left_right + insert_align).
 
     ``res`` holds start/stop (inclusive), score and the run range; ``trivial``
     marks a trivial self-alignment (no neighbours computed, as in LASTZ).
-    Returns the (possibly grown) stores (al, sg, ops).
+    Returns the (possibly grown) stores (al, sg, ops, ix).
     """
     m = meta[M_NAL]
     al = _grow2(al, m + 1)
@@ -333,9 +338,9 @@ def accept(al, sg, ops, meta, res, runs, trivial):
         nops += 1
     meta[M_NOPS] = nops
     if not trivial:
-        neighbours(al, sg, meta[M_HEAD_S], m)
-    meta[M_HEAD_S], meta[M_HEAD_E] = insert(al, meta[M_HEAD_S], meta[M_HEAD_E], m)
-    return al, sg, ops
+        neighbours(al, sg, ix, m)
+    meta[M_HEAD_S], meta[M_HEAD_E], ix = insert(al, meta[M_HEAD_S], meta[M_HEAD_E], ix, m)
+    return al, sg, ops, ix
 
 
 @njit(cache=True, nogil=True)
@@ -356,7 +361,7 @@ def _seg_hits_box(sg, s, r0, r1, c0, c1):
 
 
 @njit(cache=True, nogil=True)
-def conflicts(al, sg, since, meta, res, a1, a2):
+def conflicts(al, sg, ix, since, meta, res, a1, a2):
     """Could alignments accepted at or after index ``since`` change this extension?
 
     An alignment accepted later can act on an extension only through the skip
@@ -374,7 +379,13 @@ def conflicts(al, sg, since, meta, res, a1, a2):
     rr1 = a1 + res[R_RROWS]
     rc0 = a2 - 2
     rc1 = a2 + res[R_RMAXRY] + 2
-    for g in range(since, meta[M_NAL]):
+    if meta[M_NAL] - since <= RECENT:
+        near = np.arange(since, meta[M_NAL])
+        nnear = near.shape[0]
+    else:
+        near, nnear = touching(al, ix, lr0 - 1, rr1 + 1, since, np.empty(64, np.int64))
+    for i in range(nnear):
+        g = near[i]
         if al[g, A_END1] < lr0 - 1 or al[g, A_POS1] > rr1 + 1:
             continue
         s = al[g, A_FIRST]
@@ -407,7 +418,7 @@ def _note_truncation(trunc, ntrunc, res, a1, a2, nal):
 
 
 @njit(cache=True)
-def add_trivial(al, sg, ops, meta, trivial):
+def add_trivial(al, sg, ops, meta, ix, trivial):
     """Insert LASTZ's trivial self-alignment(s) before any anchor is extended."""
     res = np.zeros(N_RESULT, np.int64)
     runs = np.zeros((1, 2), np.int64)
@@ -421,8 +432,8 @@ def add_trivial(al, sg, ops, meta, trivial):
         res[R_NRUNS] = 1
         runs[0, 0] = 0
         runs[0, 1] = trivial[t, 2] - trivial[t, 0] + 1
-        al, sg, ops = accept(al, sg, ops, meta, res, runs, True)
-    return al, sg, ops
+        al, sg, ops, ix = accept(al, sg, ops, meta, ix, res, runs, True)
+    return al, sg, ops, ix
 
 
 @njit(cache=True)
@@ -452,8 +463,8 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
             alignments accepted before the anchor).
     """
     n = anc1.shape[0]
-    al, sg, ops, meta = new_state(n + trivial.shape[0] + 1)
-    al, sg, ops = add_trivial(al, sg, ops, meta, trivial)
+    al, sg, ops, meta, ix = new_state(n + trivial.shape[0] + 1, T.shape[0])
+    al, sg, ops, ix = add_trivial(al, sg, ops, meta, ix, trivial)
     stats = np.zeros(N_STATS, np.int64)
     trunc = np.zeros((0, 6), np.int64)
     ntrunc = 0
@@ -464,7 +475,7 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
         stats[ST_ANCHORS] += 1
         work = extend_pair(seqs, T, Q, anc1[k], anc2[k], lo1[k], hi1[k], lo2[k], hi2[k],
                            sub, gap_open, gap_extend, ydrop, trim, tb_cells, two_pass,
-                           al, sg, meta, (2 * k + 2) << 32, work, stats, res)
+                           al, sg, meta, ix, (2 * k + 2) << 32, work, stats, res)
         status = res[R_STATUS]
         if status == SKIPPED:
             stats[ST_SKIPPED] += 1
@@ -477,7 +488,7 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
             continue
         if (not allbounds) and res[R_SCORE] < thresh:
             continue
-        al, sg, ops = accept(al, sg, ops, meta, res, work[9], False)
+        al, sg, ops, ix = accept(al, sg, ops, meta, ix, res, work[9], False)
         stats[ST_ACCEPTED] += 1
     return output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats, \
         trunc[:ntrunc]
@@ -505,7 +516,7 @@ def extend_one_side(T, Q, a1, a2, reverse, sub, gap_open, gap_extend, ydrop, tri
     Returns (score, end_row, end_col, truncated, ops, stats) with ops in DP order
     from the anchor outwards (0 sub, 1 ins, 2 del).
     """
-    al, sg, ops, meta = new_state(1)
+    al, sg, _ops, _meta, _ix = new_state(1)
     stats = np.zeros(N_STATS, np.int64)
     if reverse:
         M = a1 + 1

@@ -207,7 +207,7 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
         rows[0, ROW_RY] = RY
 
     # every alignment may be active at once: sized here, act never grows in the loop
-    # (doubling: the speculative engine passes exact-size copies of a growing table)
+    # (doubling, should the table outgrow its first size)
     if act.shape[0] < al.shape[0]:
         act = np.zeros((max(al.shape[0], 2 * act.shape[0]), ACT_FIELDS), np.int64)
     row = 1

@@ -291,7 +291,7 @@ def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_
     seqs = padded(T, Q)
     E = int(gap_extend)
     OE = int(gap_open) + int(gap_extend)
-    al, sg, ops, meta, st, gst, trunc, ntrunc = resolve_state(n, trivial)
+    al, sg, ops, meta, ix, st, gst, trunc, ntrunc = resolve_state(n, trivial, T.shape[0])
     with device.device_errors():
         eng = _Engine(engine, mapping)
     k0 = 0
@@ -306,7 +306,7 @@ def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_
     while True:
         nrounds += 1
         if rounds:
-            cand = k0 + np.flatnonzero(pending(al, sg, meta, anc1, anc2, k0))
+            cand = k0 + np.flatnonzero(pending(al, sg, ix, anc1, anc2, k0))
             cand = cand[pair[cand] < 0]
             idx = cand[speculate_mask(anc1[cand], anc2[cand], ROUND_DIAG, ROUND_POS)]
             last = nrounds >= MAX_ROUNDS
@@ -327,10 +327,10 @@ def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_
         cells += int(rout[:, O_CELLS].sum())
         eager += int(((rout[:, O_END_R] < 16) & (rout[:, O_END_C] < 16)
                       & (rout[:, O_STATUS] == 0)).sum())
-        k0, al, sg, ops, meta, trunc, ntrunc = resolve_from(
+        k0, al, sg, ops, meta, ix, trunc, ntrunc = resolve_from(
             k0, not last, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
             gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass, pair, sout, sops,
-            soff, al, sg, ops, meta, st, gst, trunc, ntrunc)
+            soff, al, sg, ops, meta, ix, st, gst, trunc, ntrunc)
         if k0 >= n:
             break
     order = output_order(al, meta, thresh)

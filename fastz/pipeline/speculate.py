@@ -25,12 +25,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..kernels.gapped import (
-    EMPTY, M_HEAD_S, M_NAL, M_NOPS, N_RESULT, N_STATS, R_LSEG, R_LTRUNC,
+    EMPTY, M_NAL, M_NOPS, N_RESULT, N_STATS, R_LSEG, R_LTRUNC,
     R_NRUNS, R_RSEG, R_RTRUNC, R_SCORE, R_STATUS, SKIPPED, ST_ACCEPTED, ST_ANCHORS,
     ST_EMPTY, ST_REDONE, ST_SKIPPED, ST_TRUNCATED, _note_truncation, accept,
     add_trivial, conflicts, extend_pair, new_state, new_work, output_order,
 )
-from ..kernels.bounds import skip_test
+from ..kernels.rowindex import skip_test
 from ..kernels.ydrop import padded
 
 
@@ -57,14 +57,14 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
     """
     n = anc1.shape[0]
     seqs = padded(T, Q)
-    al, sg, ops, meta = new_state(n + trivial.shape[0] + 1)
-    al, sg, ops = add_trivial(al, sg, ops, meta, trivial)
+    al, sg, ops, meta, ix = new_state(n + trivial.shape[0] + 1, T.shape[0])
+    al, sg, ops, ix = add_trivial(al, sg, ops, meta, ix, trivial)
     stats = np.zeros(N_STATS, np.int64)
     trunc = np.zeros((0, 6), np.int64)
     ntrunc = 0
     local = threading.local()
 
-    def extend(k, al, sg, meta, work=None):
+    def extend(k, al, sg, meta, ix, work=None):
         """Extend anchor k against the given state; returns (res, runs, stats)."""
         own = work is None
         if own:
@@ -73,7 +73,7 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
         st = np.zeros(N_STATS, np.int64)
         work = extend_pair(seqs, T, Q, anc1[k], anc2[k], lo1[k], hi1[k], lo2[k], hi2[k],
                            sub, gap_open, gap_extend, ydrop, trim, tb_cells, two_pass,
-                           al, sg, meta, (2 * k + 2) << 32, work, st, res)
+                           al, sg, meta, ix, (2 * k + 2) << 32, work, st, res)
         if own:
             local.work = work
         runs = work[9][:res[R_NRUNS]].copy()
@@ -90,11 +90,11 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
                 # one core to use: the next anchors in order, as the sequential engine
                 for j in range(k, min(n, k + 32)):
                     stats[ST_ANCHORS] += 1
-                    res, runs, st = extend(j, al, sg, meta, main_work)
+                    res, runs, st = extend(j, al, sg, meta, ix, main_work)
                     stats += st
-                    al, sg, ops, trunc, ntrunc = _record(al, sg, ops, meta, stats, trunc,
-                                                         ntrunc, res, runs, anc1[j], anc2[j],
-                                                         thresh, allbounds)
+                    al, sg, ops, ix, trunc, ntrunc = _record(
+                        al, sg, ops, meta, ix, stats, trunc, ntrunc, res, runs, anc1[j],
+                        anc2[j], thresh, allbounds)
                 k = min(n, k + 32)
                 continue
             size = window or 4 * now
@@ -115,56 +115,54 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
                 chosen.append(j)
                 j += 1
             snap = int(meta[M_NAL])
-            # the resolve loop below links new alignments into the lists while
-            # later extensions of the window still run: give those a frozen copy
-            # (segments of existing alignments never change, so sg is shared)
-            frozen_meta = meta.copy()
-            frozen_al = al[:max(snap, 1)].copy()
-            # ``now`` tasks, each extending its share of the window in turn
-            def share(part):
-                return {i: extend(i, frozen_al, sg, frozen_meta) for i in part}
+            # ``now`` tasks, each extending its share of the window in turn against
+            # the alignments accepted so far; the stores are read-only until all
+            # are done (the resolve loop below links new alignments in)
+            def share(part, al=al, sg=sg, meta=meta, ix=ix):
+                return {i: extend(i, al, sg, meta, ix) for i in part}
             tasks = [pool.submit(share, spec[t::now]) for t in range(now)]
             done = {}
+            for task in tasks:
+                done.update(task.result())
             for j in chosen:
                 stats[ST_ANCHORS] += 1
-                if j not in done and j in spec:
-                    done.update(tasks[spec.index(j) % now].result())
                 if j not in done:
-                    res, runs, st = extend(j, al, sg, meta, main_work)
+                    res, runs, st = extend(j, al, sg, meta, ix, main_work)
                     stats += st
                 else:
                     res, runs, st = done.pop(j)
                     stats += st
                     if res[R_STATUS] != SKIPPED and meta[M_NAL] > snap:
-                        skip, lseg, _la, rseg, _ra = skip_test(al, sg, meta[M_HEAD_S],
-                                                               anc1[j], anc2[j])
+                        skip, lseg, _la, rseg, _ra = skip_test(al, sg, ix, anc1[j],
+                                                               anc2[j])
                         if skip:
                             res[R_STATUS] = SKIPPED
                         elif (lseg != res[R_LSEG] or rseg != res[R_RSEG]
-                              or conflicts(al, sg, snap, meta, res, anc1[j], anc2[j])):
-                            res, runs, st = extend(j, al, sg, meta, main_work)
+                              or conflicts(al, sg, ix, snap, meta, res, anc1[j], anc2[j])):
+                            res, runs, st = extend(j, al, sg, meta, ix, main_work)
                             stats += st
                             stats[ST_REDONE] += 1
-                al, sg, ops, trunc, ntrunc = _record(al, sg, ops, meta, stats, trunc, ntrunc,
-                                                     res, runs, anc1[j], anc2[j], thresh,
-                                                     allbounds)
+                al, sg, ops, ix, trunc, ntrunc = _record(
+                    al, sg, ops, meta, ix, stats, trunc, ntrunc, res, runs, anc1[j],
+                    anc2[j], thresh, allbounds)
             k = chosen[-1] + 1
     return (output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats,
             trunc[:ntrunc])
 
 
-def _record(al, sg, ops, meta, stats, trunc, ntrunc, res, runs, a1, a2, thresh, allbounds):
+def _record(al, sg, ops, meta, ix, stats, trunc, ntrunc, res, runs, a1, a2, thresh,
+            allbounds):
     """Count one anchor's outcome and accept its alignment if it qualifies
     (the tail of ``kernels.gapped.extend_anchors``'s loop)."""
     if res[R_STATUS] == SKIPPED:
         stats[ST_SKIPPED] += 1
-        return al, sg, ops, trunc, ntrunc
+        return al, sg, ops, ix, trunc, ntrunc
     trunc, ntrunc = _note_truncation(trunc, ntrunc, res, a1, a2, meta[M_NAL])
     if res[R_LTRUNC] or res[R_RTRUNC]:
         stats[ST_TRUNCATED] += 1
     if res[R_STATUS] == EMPTY:
         stats[ST_EMPTY] += 1
     elif allbounds or res[R_SCORE] >= thresh:
-        al, sg, ops = accept(al, sg, ops, meta, res, runs, False)
+        al, sg, ops, ix = accept(al, sg, ops, meta, ix, res, runs, False)
         stats[ST_ACCEPTED] += 1
-    return al, sg, ops, trunc, ntrunc
+    return al, sg, ops, ix, trunc, ntrunc

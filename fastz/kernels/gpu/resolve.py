@@ -23,10 +23,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bounds import NONE, skip_test
+from ..bounds import NONE
+from ..rowindex import skip_test
 from ..dpcells import O_LAST_ROW, O_MAX_RY, O_NOPS, O_SCORE, O_STATUS, O_END_C, O_END_R
 from ..gapped import (
-    EMPTY, M_HEAD_S, M_NAL, M_NOPS, N_RESULT, N_STATS, R_LMAXRY, R_LROWS, R_LSEG,
+    EMPTY, M_NAL, M_NOPS, N_RESULT, N_STATS, R_LMAXRY, R_LROWS, R_LSEG,
     R_LTRUNC, R_RMAXRY, R_RROWS, R_RSEG, R_RTRUNC, R_SCORE, R_STATUS, SKIPPED,
     ST_ACCEPTED, ST_ANCHORS, ST_EMPTY, ST_REDONE, ST_SKIPPED, ST_TRUNCATED,
     _note_truncation, accept, add_trivial, assemble_pair, conflicts, extend_pair,
@@ -76,14 +77,14 @@ def speculate_mask(anc1, anc2, near_diag, near_pos):
 
 
 @njit(cache=True)
-def device_result_usable(al, sg, meta, res, a1, a2, lseg, rseg, nl, nr):
+def device_result_usable(al, sg, ix, meta, res, a1, a2, lseg, rseg, nl, nr):
     """Is the unbounded result in ``res`` exactly LASTZ's bounded one (docs/gpu.md)?
 
     ``res`` carries R_LROWS/R_LMAXRY/R_RROWS/R_RMAXRY of the two sides; nl, nr
     are the sides' column counts N.  The anchor must not be skipped (checked
     by the caller).
     """
-    if conflicts(al, sg, 0, meta, res, a1, a2):
+    if conflicts(al, sg, ix, 0, meta, res, a1, a2):
         return False
     if (lseg != NONE or rseg != NONE) and (res[R_LMAXRY] > nl or res[R_RMAXRY] > nr):
         return False
@@ -91,22 +92,22 @@ def device_result_usable(al, sg, meta, res, a1, a2, lseg, rseg, nl, nr):
 
 
 @njit(cache=True)
-def resolve_state(n, trivial):
-    """Empty resolution state for ``n`` anchors: (al, sg, ops, meta, stats, gstats, trunc,
-    ntrunc), the trivial self-alignment already accepted."""
-    al, sg, ops, meta = new_state(n + trivial.shape[0] + 1)
-    al, sg, ops = add_trivial(al, sg, ops, meta, trivial)
-    return (al, sg, ops, meta, np.zeros(N_STATS, np.int64), np.zeros(N_GSTATS, np.int64),
-            np.zeros((0, 6), np.int64), 0)
+def resolve_state(n, trivial, target_len):
+    """Empty resolution state for ``n`` anchors: (al, sg, ops, meta, ix, stats, gstats,
+    trunc, ntrunc), the trivial self-alignment already accepted."""
+    al, sg, ops, meta, ix = new_state(n + trivial.shape[0] + 1, target_len)
+    al, sg, ops, ix = add_trivial(al, sg, ops, meta, ix, trivial)
+    return (al, sg, ops, meta, ix, np.zeros(N_STATS, np.int64),
+            np.zeros(N_GSTATS, np.int64), np.zeros((0, 6), np.int64), 0)
 
 
 @njit(cache=True)
-def pending(al, sg, meta, anc1, anc2, k0):
+def pending(al, sg, ix, anc1, anc2, k0):
     """Anchors k >= k0 that the alignments accepted so far do not skip (candidates
     for the next round of speculation; later acceptances may still skip them)."""
     out = np.zeros(anc1.shape[0] - k0, np.bool_)
     for k in range(k0, anc1.shape[0]):
-        skip, _l, _la, _r, _ra = skip_test(al, sg, meta[M_HEAD_S], anc1[k], anc2[k])
+        skip, _l, _la, _r, _ra = skip_test(al, sg, ix, anc1[k], anc2[k])
         out[k - k0] = not skip
     return out
 
@@ -114,7 +115,8 @@ def pending(al, sg, meta, anc1, anc2, k0):
 @njit(cache=True)
 def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub,
                  gap_open, gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass,
-                 pair, sout, sops, soff, al, sg, ops, meta, stats, gstats, trunc, ntrunc):
+                 pair, sout, sops, soff, al, sg, ops, meta, ix, stats, gstats, trunc,
+                 ntrunc):
     """LASTZ's sequential loop over anchors k0, k0 + 1, ..., taking device results where
     exact.
 
@@ -125,7 +127,7 @@ def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, s
     the loop stops at the first anchor that has no device result and is not
     skipped (the caller speculates again from there), else the CPU extends it.
 
-    Returns (k, al, sg, ops, meta, trunc, ntrunc): k is where the loop stopped
+    Returns (k, al, sg, ops, meta, ix, trunc, ntrunc): k is where the loop stopped
     (len(anc1) when done); stats and gstats (G_* counters) are updated in place.
     """
     n = anc1.shape[0]
@@ -137,9 +139,9 @@ def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, s
         a2 = anc2[k]
         p = pair[k]
         if p < 0 and stop_missing:
-            skip, _l, _la, _r, _ra = skip_test(al, sg, meta[M_HEAD_S], a1, a2)
+            skip, _l, _la, _r, _ra = skip_test(al, sg, ix, a1, a2)
             if not skip:
-                return k, al, sg, ops, meta, trunc, ntrunc
+                return k, al, sg, ops, meta, ix, trunc, ntrunc
             stats[ST_ANCHORS] += 1
             stats[ST_SKIPPED] += 1
             continue
@@ -151,7 +153,7 @@ def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, s
         lseg = NONE
         rseg = NONE
         if p >= 0:
-            skip, lseg, _laln, rseg, _raln = skip_test(al, sg, meta[M_HEAD_S], a1, a2)
+            skip, lseg, _laln, rseg, _raln = skip_test(al, sg, ix, a1, a2)
             if skip:
                 skipped = True
                 gstats[G_SKIPPED_SPEC] += 1
@@ -166,7 +168,8 @@ def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, s
                     res[R_RMAXRY] = sout[R, O_MAX_RY]
                     nl = a2 + 1 - lo2[k]
                     nr = hi2[k] - (a2 + 1)
-                    if device_result_usable(al, sg, meta, res, a1, a2, lseg, rseg, nl, nr):
+                    if device_result_usable(al, sg, ix, meta, res, a1, a2, lseg, rseg, nl,
+                                            nr):
                         use = True
                     else:
                         gstats[G_REDONE_CONFLICT] += 1
@@ -194,7 +197,7 @@ def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, s
                 stats[ST_REDONE] += 1
             work = extend_pair(seqs, T, Q, a1, a2, lo1[k], hi1[k], lo2[k], hi2[k], sub,
                                gap_open, gap_extend, ydrop, trim, tb_cells, two_pass, al, sg,
-                               meta, (2 * k + 2) << 32, work, stats, res)
+                               meta, ix, (2 * k + 2) << 32, work, stats, res)
             cur = work[9]
             if res[R_STATUS] == SKIPPED:
                 stats[ST_SKIPPED] += 1
@@ -209,9 +212,9 @@ def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, s
             continue
         if (not allbounds) and res[R_SCORE] < thresh:
             continue
-        al, sg, ops = accept(al, sg, ops, meta, res, cur, False)
+        al, sg, ops, ix = accept(al, sg, ops, meta, ix, res, cur, False)
         stats[ST_ACCEPTED] += 1
-    return n, al, sg, ops, meta, trunc, ntrunc
+    return n, al, sg, ops, meta, ix, trunc, ntrunc
 
 
 def resolve(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydrop, trim,
@@ -220,11 +223,12 @@ def resolve(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydr
 
     Returns ``gapped.extend_anchors``'s (order, al, ops, stats, trunc) plus gstats.
     """
-    al, sg, ops, meta, stats, gstats, trunc, ntrunc = resolve_state(anc1.shape[0], trivial)
-    _k, al, sg, ops, meta, trunc, ntrunc = resolve_from(
+    al, sg, ops, meta, ix, stats, gstats, trunc, ntrunc = resolve_state(
+        anc1.shape[0], trivial, T.shape[0])
+    _k, al, sg, ops, meta, ix, trunc, ntrunc = resolve_from(
         0, False, padded(T, Q), T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
         gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass, pair, sout, sops,
-        soff, al, sg, ops, meta, stats, gstats, trunc, ntrunc)
+        soff, al, sg, ops, meta, ix, stats, gstats, trunc, ntrunc)
     return (output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats,
             trunc[:ntrunc], gstats)
 

@@ -14,6 +14,7 @@ Mirrors, in spirit: ``edit_script.c`` (``edit_script_run_of_subs``,
 """
 from __future__ import annotations
 
+from collections import abc
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -360,14 +361,35 @@ def expand_view(v: AlnView, expand: int) -> AlnView:
                    v.score, ops.astype(np.uint64), v.is_hsp)
 
 
-def views(alns: Alignments, t: np.ndarray, q: np.ndarray, is_hsp: bool) -> list[AlnView]:
-    """One AlnView per alignment, in the given order."""
-    out = []
-    for k in range(len(alns)):
-        ops = alns.ops[alns.ops_start[k]:alns.ops_start[k + 1]].astype(np.uint64)
-        out.append(AlnView(t, q, alns.beg1[k], alns.end1[k], alns.beg2[k], alns.end2[k],
-                           alns.score[k], ops, is_hsp))
-    return out
+class AlnViews(abc.Sequence):
+    """One AlnView per alignment, in the given order, each made when asked for.
+
+    A view caches its columns and walk (several KB for a long gapped alignment), so a
+    list of them for a whole chromosome's strand would hold gigabytes; made one at a
+    time, each is garbage once written."""
+
+    def __init__(self, alns: Alignments, t: np.ndarray, q: np.ndarray, is_hsp: bool):
+        self.alns, self.t, self.q, self.is_hsp = alns, t, q, is_hsp
+
+    def __len__(self) -> int:
+        return len(self.alns)
+
+    def __getitem__(self, k: int) -> AlnView:
+        a = self.alns
+        if not -len(a) <= k < len(a):
+            raise IndexError(k)
+        k %= len(a)
+        ops = a.ops[a.ops_start[k]:a.ops_start[k + 1]].astype(np.uint64)
+        return AlnView(self.t, self.q, a.beg1[k], a.end1[k], a.beg2[k], a.end2[k],
+                       a.score[k], ops, self.is_hsp)
+
+    def __iter__(self):
+        return (self[k] for k in range(len(self)))
+
+
+def views(alns: Alignments, t: np.ndarray, q: np.ndarray, is_hsp: bool) -> AlnViews:
+    """The alignments as AlnViews, in the given order (made one at a time)."""
+    return AlnViews(alns, t, q, is_hsp)
 
 
 def degapify(alns: Alignments, t: np.ndarray, q: np.ndarray, sub: np.ndarray) -> Alignments:

@@ -37,7 +37,7 @@ from ..options import Options
 from ..records import Sequence, StrandResult
 from ..scoring import ScoreSet
 from ..version import PROGRAM_TOKEN
-from .alignview import AlnView, SeqInfo, degapify, views
+from .alignview import AlnViews, SeqInfo, degapify, views
 
 # --- Format specifications ------------------------------------------------------------
 
@@ -296,7 +296,7 @@ class Writer:
     def strand_header(self, qinfo: SeqInfo) -> None:
         pass
 
-    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+    def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         pass
 
     def generic(self, text: str) -> None:

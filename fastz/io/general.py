@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError, OptionsError
 from ..records import OP_DEL, OP_INS, OP_MATCH
-from .alignview import BITS, COMPLEMENT, PRINTABLE, AlnView, Place, SeqInfo, coverage
+from .alignview import BITS, COMPLEMENT, PRINTABLE, AlnView, AlnViews, Place, SeqInfo, coverage
 from .formats import Writer
 
 # --- Field names ----------------------------------------------------------------------
@@ -229,7 +229,7 @@ class GeneralWriter(Writer):
                     self.out.write(f"{n1}\t{n2}\n")
                 self.prev_names = (n1, n2)
 
-    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+    def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         out = []
         for v in vs:
             if v.is_hsp:

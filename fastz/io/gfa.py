@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, OptionsError
-from .alignview import BITS, AlnView, SeqInfo
+from .alignview import BITS, AlnViews, SeqInfo
 from .formats import Writer
 
 
@@ -71,7 +71,7 @@ class GfaWriter(Writer):
             f'h "{th}{" (reverse complement)" if tr else ""}" '
             f'"{qh}{" (reverse complement)" if qr else ""}"\n')
 
-    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+    def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         s1 = "-" if self.tinfo.rev else "+"
         s2 = "-" if qinfo.rev else "+"
         t, q = self.target.chars, qinfo.seq.chars

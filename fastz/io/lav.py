@@ -9,7 +9,7 @@ Mirrors LASTZ ``lav.c``: ``print_lav_job_header`` (d stanza),
 from __future__ import annotations
 
 from ..errors import InputError, OptionsError
-from .alignview import AlnView, SeqInfo
+from .alignview import AlnView, AlnViews, SeqInfo
 from .formats import Writer, drops, score_matrix_lines, stdout_for_quirks, threshold_strings
 
 _SHORT_SUFFIX = {False: "", True: "-"}
@@ -80,7 +80,7 @@ class LavWriter(Writer):
             f'   "{qh}{_LONG_SUFFIX[qr]}"\n'
             "}\n")
 
-    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+    def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         from .alignview import expand_view
         from ..options import text_expand
         from .textformats import text_align_lines, text_match_lines

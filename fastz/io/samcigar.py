@@ -7,7 +7,7 @@ Mirrors LASTZ ``sam.c`` (``print_sam_job_header``, ``print_sam_header``,
 from __future__ import annotations
 
 from ..records import OP_DEL, OP_INS
-from .alignview import LOWER, UPPER, AlnView, Place, SeqInfo
+from .alignview import LOWER, UPPER, AlnView, AlnViews, Place, SeqInfo
 from .formats import Writer
 
 
@@ -34,7 +34,7 @@ class SamWriter(Writer):
                                for p in self.tinfo.all_places()))
         self.sq_printed = True
 
-    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+    def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         self.require_forward_target("print_sam_match" if vs[0].is_hsp else "print_sam_align")
         soft = self.spec.variant == "soft"
         clip = "S" if soft else "H"
@@ -110,7 +110,7 @@ class CigarWriter(Writer):
 
     strands_apart = True
 
-    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+    def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         out = []
         for v in vs:
             p1 = self.tinfo.place(v.beg1)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .alignview import (
-    BITS, GAP, OP_DEL, OP_INS, PRINTABLE, AlnView, SeqInfo, coverage, expand_view, pct1,
+    BITS, GAP, OP_DEL, OP_INS, PRINTABLE, AlnView, AlnViews, SeqInfo, coverage, expand_view,
+    pct1,
 )
 from ..options import text_expand
 from .formats import Writer, drops, score_matrix_lines, stdout_for_quirks, threshold_strings
@@ -50,7 +51,7 @@ class AxtWriter(Writer):
         self.number = 0
         self.out.write("\n".join(threshold_comment_lines(self, maf=False)) + "\n")
 
-    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+    def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         self.require_forward_target("print_axt_match" if vs[0].is_hsp else "print_axt_align")
         number = getattr(self, "number", 0)
         out = []
@@ -92,7 +93,7 @@ class MafWriter(Writer):
         lines += threshold_comment_lines(self, maf=True)
         self.out.write("\n".join(lines) + "\n")
 
-    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+    def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         out = []
         comments = self.spec.variant == "+"
         rev1, rev2 = self.tinfo.rev, qinfo.rev
@@ -198,7 +199,7 @@ def text_match_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView, one_based: bool
 class TextWriter(Writer):
     """``text`` (1-based) and ``ztext`` (0-based) human-readable alignments."""
 
-    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+    def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         one_based = self.spec.variant == "text"
         quirk = stdout_for_quirks(self.opts, self.out)
         expand = text_expand(self.opts.extra or {})     # --expand: context bases
@@ -222,7 +223,7 @@ class TextWriter(Writer):
 class DiffsWriter(Writer):
     """``differences`` (with alignment blocks) and ``differences-`` (without)."""
 
-    def write_views(self, qinfo: SeqInfo, vs: list[AlnView]) -> None:
+    def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         inhibit_n = bool(self.opts.ambiguous_n)
         blocks = self.spec.variant == "blocks"
         out = []

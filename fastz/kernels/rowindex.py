@@ -206,14 +206,8 @@ def _end_pred(al, ix, e):
 def above_below(al, head_start, head_end, ix, a1):
     """``bounds.above_below``: (first alignment ending below row a1 in end order,
     first starting above it in start order)."""
-    if a1 <= 0:
-        # no block below row 0 to start from: LASTZ's walk (it stops at once)
-        below = head_end
-        while below != NONE and al[below, A_END1] >= a1:
-            below = al[below, A_PREV]
-    else:
-        q = _end_pred(al, ix, a1 - 1)
-        below = head_end if q == NONE else al[q, A_PREV]
+    q = _end_pred(al, ix, a1 - 1)           # row -1 falls in block 0: nothing is below it
+    below = head_end if q == NONE else al[q, A_PREV]
     q = _start_pred(al, ix, a1 + 1)
     above = head_start if q == NONE else al[q, A_NEXT]
     return below, above

@@ -292,3 +292,22 @@ def test_softsam_clips_bases_a_query_subrange_did_not_load(shared_pairs):
     lead = int(re.match(r"(\d+)S", cigar).group(1))
     core = re.search(rb"[ACGTN]+", seq)
     assert core.start() == lead and core.group() == hard[0].split(b"\t")[9]
+
+
+def test_views_are_made_one_at_a_time():
+    """A strand's views are made when asked for and not kept: each caches its walk and
+    columns (kilobytes for a long gapped alignment), and a whole chromosome's strand
+    has hundreds of thousands of them."""
+    import numpy as np
+    from fastz.io.alignview import AlnView, views
+    from fastz.records import Alignments
+    hsps = np.zeros(3, dtype=[("pos1", np.int64), ("pos2", np.int64), ("length", np.int64),
+                              ("score", np.int64)])
+    hsps["pos1"], hsps["pos2"], hsps["length"], hsps["score"] = [0, 5, 9], [1, 2, 3], 2, 7
+    t = np.frombuffer(b"ACGTACGTACGTAC", np.uint8)
+    vs = views(Alignments.from_hsps(hsps), t, t, True)
+    assert len(vs) == 3 and [v.beg1 for v in vs] == [0, 5, 9] and vs[-1].end2 == 5
+    assert vs[0] is not vs[0]                       # made afresh, never stored
+    assert not any(isinstance(x, AlnView) for x in vars(vs).values())
+    with pytest.raises(IndexError):
+        vs[3]

@@ -96,8 +96,9 @@ QUERIES = ["query.fa"] * 6 + ["query.fa[1000..8000]", "query.fa-", "query.fa[unm
                               "query.fa[nameparse=darkspace]"]
 
 
-# lastz fails on --self in the formats that print coverage ("query does not have true
-# lengths"), where fastz prints: --self trials draw from these
+# lastz fails on --self in the formats that print coverage and with the --coverage
+# filter ("query does not have true lengths"), where fastz prints: --self trials draw
+# their formats from these and drop --coverage
 SELF_FORMATS = ["axt", "maf", "lav", "cigar", "segments", "rdotplot", "sam", "text",
                 "general:name1,zstart1,end1,name2,strand2,zstart2+,end2+,score,nmatch,cigarx"]
 
@@ -108,7 +109,7 @@ def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0) -> tuple
     pair = rng.choice(pairs)
     opts = [g(rng) for g in rng.sample(POOL, rng.randint(1, 5))]
     if rng.random() < self_share:
-        words = ["target.fa", "--self", *opts]
+        words = ["target.fa", "--self", *(w for w in opts if not w.startswith("--coverage"))]
         if rng.random() < 0.2:
             words.append("--nomirror")
         words.append(f"--format={rng.choice(SELF_FORMATS)}")

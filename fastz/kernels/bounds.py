@@ -14,7 +14,6 @@ update_active_segs, build_active_seg.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 NONE = -1
@@ -96,6 +95,13 @@ def _column_at(sg, s, p1, p2):
     return sg[s, S_B2] - p2
 
 
+@njit(cache=True, nogil=True)
+def clear_neighbours(al, m):
+    """No neighbour yet on either side of m's bottom and top rows."""
+    for f in (A_LA1, A_LS1, A_RA1, A_RS1, A_LA2, A_LS2, A_RA2, A_RS2):
+        al[m, f] = NONE
+
+
 @njit(cache=True)
 def neighbours(al, sg, head, m):
     """LASTZ align_left_right: nearest alignments left/right of m's bottom and top rows."""
@@ -107,14 +113,7 @@ def neighbours(al, sg, head, m):
     lb = -1
     rt = -1
     lt = -1
-    al[m, A_LA1] = NONE
-    al[m, A_LS1] = NONE
-    al[m, A_RA1] = NONE
-    al[m, A_RS1] = NONE
-    al[m, A_LA2] = NONE
-    al[m, A_LS2] = NONE
-    al[m, A_RA2] = NONE
-    al[m, A_RS2] = NONE
+    clear_neighbours(al, m)
     k = head
     while k != NONE:
         if al[k, A_POS1] > e1 or al[k, A_END1] < p1:

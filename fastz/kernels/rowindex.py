@@ -34,7 +34,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from .bounds import (
     A_END1, A_END2, A_FIRST, A_LA1, A_LA2, A_LAST, A_LS1, A_LS2, A_NEXT, A_POS1, A_POS2,
     A_PREV, A_RA1, A_RA2, A_RS1, A_RS2, DIAG, HORZ, NONE, S_B1, S_B2, S_E1, S_TYPE,
-    _column_at,
+    _column_at, clear_neighbours,
 )
 
 # info slots
@@ -170,45 +170,73 @@ def _prev_marked(info, bits, side, b):
 
 # --- the two lists ---------------------------------------------------------------------
 
+# side 0 is the start list (by start row ascending, linked through A_NEXT), side 1 the
+# end list (by end row descending, through A_PREV); among equals the later accepted
+# comes first in both
+
 @njit(cache=True, nogil=True)
-def _start_pred(al, ix, p):
-    """Last alignment in start order that starts before row p (NONE if none)."""
-    info, blk, bits, _reg = ix
-    b = _block(info, p)
-    q = blk[b, B_FS]
-    if q != NONE and al[q, A_POS1] < p:
-        k = al[q, A_NEXT]
-        while k != NONE and al[k, A_POS1] < p:
-            q = k
-            k = al[k, A_NEXT]
-        return q
-    b = _prev_marked(info, bits, 0, b - 1)
-    return blk[b, B_LS] if b >= 0 else NONE
+def _fields(side):
+    """(row column, link column, block's first, block's last) of a list."""
+    if side == 0:
+        return A_POS1, A_NEXT, B_FS, B_LS
+    return A_END1, A_PREV, B_FE, B_LE
 
 
 @njit(cache=True, nogil=True)
-def _end_pred(al, ix, e):
-    """Last alignment in end order (ends descending) that ends after row e."""
+def _ahead(side, row, v):
+    """Does a list entry at ``row`` come before every entry at ``v``?"""
+    return row < v if side == 0 else row > v
+
+
+@njit(cache=True, nogil=True)
+def _pred(al, ix, side, v):
+    """The last alignment of the list ahead of row v: for the start list the last one
+    that starts before v, for the end list the last one that ends after v (NONE if
+    none).  Walks one block at most."""
     info, blk, bits, _reg = ix
-    b = _block(info, e)
-    q = blk[b, B_FE]
-    if q != NONE and al[q, A_END1] > e:
-        k = al[q, A_PREV]
-        while k != NONE and al[k, A_END1] > e:
+    key, link, first, last = _fields(side)
+    b = _block(info, v)
+    q = blk[b, first]
+    if q != NONE and _ahead(side, al[q, key], v):
+        k = al[q, link]
+        while k != NONE and _ahead(side, al[k, key], v):
             q = k
-            k = al[k, A_PREV]
+            k = al[k, link]
         return q
-    b = _next_marked(info, bits, 1, b + 1)
-    return blk[b, B_LE] if b >= 0 else NONE
+    # v's block holds none of them: the last entry of the nearest block ahead
+    b = _prev_marked(info, bits, 0, b - 1) if side == 0 else _next_marked(info, bits, 1, b + 1)
+    return blk[b, last] if b >= 0 else NONE
+
+
+@njit(cache=True)
+def _link(al, ix, side, head, m):
+    """Link m into one list and that list's blocks; returns the list's head."""
+    info, blk, bits, _reg = ix
+    key, link, first, last = _fields(side)
+    b = _block(info, al[m, key])
+    q = _pred(al, ix, side, al[m, key])
+    if q == NONE:
+        al[m, link] = head
+        head = m
+    else:
+        al[m, link] = al[q, link]
+        al[q, link] = m
+    if q == NONE or _block(info, al[q, key]) != b:
+        blk[b, first] = m
+    k = al[m, link]
+    if k == NONE or _block(info, al[k, key]) != b:
+        blk[b, last] = m
+    _mark(info, bits, side, b)
+    return head
 
 
 @njit(cache=True, nogil=True)
 def above_below(al, head_start, head_end, ix, a1):
     """``bounds.above_below``: (first alignment ending below row a1 in end order,
     first starting above it in start order)."""
-    q = _end_pred(al, ix, a1 - 1)           # row -1 falls in block 0: nothing is below it
+    q = _pred(al, ix, 1, a1 - 1)            # row -1 falls in block 0: nothing is below it
     below = head_end if q == NONE else al[q, A_PREV]
-    q = _start_pred(al, ix, a1 + 1)
+    q = _pred(al, ix, 0, a1 + 1)
     above = head_start if q == NONE else al[q, A_NEXT]
     return below, above
 
@@ -217,39 +245,11 @@ def above_below(al, head_start, head_end, ix, a1):
 def insert(al, head_start, head_end, ix, m):
     """``bounds.insert`` (link m into both lists; new heads) and m into the index.
     Returns (head_start, head_end, ix)."""
+    head_start = _link(al, ix, 0, head_start, m)
+    head_end = _link(al, ix, 1, head_end, m)
     info, blk, bits, reg = ix
     p = al[m, A_POS1]
-    b = _block(info, p)
-    q = _start_pred(al, ix, p)
-    if q == NONE:
-        al[m, A_NEXT] = head_start
-        head_start = m
-    else:
-        al[m, A_NEXT] = al[q, A_NEXT]
-        al[q, A_NEXT] = m
-    if q == NONE or _block(info, al[q, A_POS1]) != b:
-        blk[b, B_FS] = m
-    k = al[m, A_NEXT]
-    if k == NONE or _block(info, al[k, A_POS1]) != b:
-        blk[b, B_LS] = m
-    _mark(info, bits, 0, b)
-
     e = al[m, A_END1]
-    b = _block(info, e)
-    q = _end_pred(al, ix, e)
-    if q == NONE:
-        al[m, A_PREV] = head_end
-        head_end = m
-    else:
-        al[m, A_PREV] = al[q, A_PREV]
-        al[q, A_PREV] = m
-    if q == NONE or _block(info, al[q, A_END1]) != b:
-        blk[b, B_FE] = m
-    k = al[m, A_PREV]
-    if k == NONE or _block(info, al[k, A_END1]) != b:
-        blk[b, B_LE] = m
-    _mark(info, bits, 1, b)
-
     lo = _block(info, min(p, e))
     hi = _block(info, max(p, e))
     n = info[I_NREG]
@@ -279,6 +279,13 @@ def _precedes(al, c, d):
     if al[c, A_POS1] != al[d, A_POS1]:
         return al[c, A_POS1] < al[d, A_POS1]
     return c > d
+
+
+@njit(cache=True, nogil=True)
+def _nearer(al, d, best, k, holder):
+    """Is alignment k, d columns away, nearer than ``holder`` at ``best`` (best < 0:
+    none yet)?  Ties go to the first in start order, the one LASTZ's walk meets first."""
+    return best < 0 or d < best or (d == best and _precedes(al, k, holder))
 
 
 @njit(cache=True, nogil=True)
@@ -324,11 +331,11 @@ def skip_test(al, sg, ix, a1, a2):
         if x == 0:
             return True, NONE, NONE, NONE, NONE
         if x > 0:
-            if right < 0 or x < right or (x == right and _precedes(al, k, raln)):
+            if _nearer(al, x, right, k, raln):
                 right = x
                 raln = k
                 rseg = s
-        elif left < 0 or -x < left or (-x == left and _precedes(al, k, laln)):
+        elif _nearer(al, -x, left, k, laln):
             left = -x
             laln = k
             lseg = s
@@ -344,6 +351,21 @@ def _diagonal_from(sg, k_last, s):
 
 
 @njit(cache=True)
+def _offer(al, m, k, s, x, right, left, ra, rs, la, ls):
+    """Alignment k's segment s, x columns from m's row: keep it in m's fields
+    ``ra``/``rs`` (right) or ``la``/``ls`` (left) if nearer; returns the distances."""
+    if x > 0 and _nearer(al, x, right, k, al[m, ra]):
+        al[m, ra] = k
+        al[m, rs] = s
+        return x, left
+    if x < 0 and _nearer(al, -x, left, k, al[m, la]):
+        al[m, la] = k
+        al[m, ls] = s
+        return right, -x
+    return right, left
+
+
+@njit(cache=True)
 def neighbours(al, sg, ix, m):
     """``bounds.neighbours``: nearest alignments left/right of m's bottom and top rows."""
     info, blk, _bits, reg = ix
@@ -355,14 +377,7 @@ def neighbours(al, sg, ix, m):
     lb = -1
     rt = -1
     lt = -1
-    al[m, A_LA1] = NONE
-    al[m, A_LS1] = NONE
-    al[m, A_RA1] = NONE
-    al[m, A_RS1] = NONE
-    al[m, A_LA2] = NONE
-    al[m, A_LS2] = NONE
-    al[m, A_RA2] = NONE
-    al[m, A_RS2] = NONE
+    clear_neighbours(al, m)
     b0 = _block(info, min(p1, e1))
     for b in range(b0, _block(info, max(p1, e1)) + 1):
         e = blk[b, B_REG]
@@ -376,32 +391,14 @@ def neighbours(al, sg, ix, m):
             last = al[k, A_LAST]
             s = _diagonal_from(sg, last, segment_at(al, sg, k, p1))
             if s != NONE and sg[s, S_B1] <= p1:
-                x = _column_at(sg, s, p1, p2)
-                if x > 0:
-                    if rb < 0 or x < rb or (x == rb and _precedes(al, k, al[m, A_RA1])):
-                        rb = x
-                        al[m, A_RA1] = k
-                        al[m, A_RS1] = s
-                elif x < 0 and (lb < 0 or -x < lb
-                                or (-x == lb and _precedes(al, k, al[m, A_LA1]))):
-                    lb = -x
-                    al[m, A_LA1] = k
-                    al[m, A_LS1] = s
+                rb, lb = _offer(al, m, k, s, _column_at(sg, s, p1, p2), rb, lb,
+                                A_RA1, A_RS1, A_LA1, A_LS1)
             if s != NONE:
                 t = segment_at(al, sg, k, e1)
                 s = NONE if t == NONE else _diagonal_from(sg, last, max(s, t))
             if s != NONE:
-                x = _column_at(sg, s, e1, e2)
-                if x > 0:
-                    if rt < 0 or x < rt or (x == rt and _precedes(al, k, al[m, A_RA2])):
-                        rt = x
-                        al[m, A_RA2] = k
-                        al[m, A_RS2] = s
-                elif x < 0 and (lt < 0 or -x < lt
-                                or (-x == lt and _precedes(al, k, al[m, A_LA2]))):
-                    lt = -x
-                    al[m, A_LA2] = k
-                    al[m, A_LS2] = s
+                rt, lt = _offer(al, m, k, s, _column_at(sg, s, e1, e2), rt, lt,
+                                A_RA2, A_RS2, A_LA2, A_LS2)
 
 
 @njit(cache=True, nogil=True)

@@ -10,7 +10,7 @@ ce2_chrX.fa.gz) aligned to itself with ``--notrivial``, whole or a region of it:
 Runs under GNU time and prints one markdown row: wall and CPU seconds, peak RSS of
 the largest process, alignments, DP cells, and (with ``--lastz``, which runs after
 fastz on the same machine) lastz's figures and whether the two outputs are identical
-(whole LAV files, version strings dropped).
+(``fastz compare``: whole LAV files, version token hidden).
 """
 from __future__ import annotations
 
@@ -44,11 +44,6 @@ def _timed(cmd: list[str], out: Path, err: Path) -> dict:
             "rc": rc}
 
 
-def _body(path: Path) -> list[bytes]:
-    """LAV lines without the program/version line (the d stanza's command)."""
-    return [ln for ln in path.read_bytes().splitlines(True) if b".v" not in ln[:40]]
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -78,7 +73,8 @@ def main(argv=None) -> int:
            f"{fz['rss']:.0f} | {n_fz:,} | {cells.group(1) if cells else '?'} |")
     if a.lastz:
         lz = _timed(["lastz", *args], work / "lastz.lav", work / "lastz.time")
-        same = _body(work / "fastz.lav") == _body(work / "lastz.lav")
+        from fastz.compare import compare          # whole files, version token hidden
+        same = compare(work / "fastz.lav", work / "lastz.lav").identical
         row += (f" {lz['wall']:.0f} | {lz['cpu']:.0f} | {lz['rss']:.0f} | "
                 f"{'yes' if same else 'NO'} |")
     print(f"machine: {platform.node()}, {platform.processor() or platform.machine()}; "

@@ -350,57 +350,6 @@ def _diagonal_from(sg, k_last, s):
     return s if s != NONE and s <= k_last else NONE
 
 
-@njit(cache=True)
-def _offer(al, m, k, s, x, right, left, ra, rs, la, ls):
-    """Alignment k's segment s, x columns from m's row: keep it in m's fields
-    ``ra``/``rs`` (right) or ``la``/``ls`` (left) if nearer; returns the distances."""
-    if x > 0 and _nearer(al, x, right, k, al[m, ra]):
-        al[m, ra] = k
-        al[m, rs] = s
-        return x, left
-    if x < 0 and _nearer(al, -x, left, k, al[m, la]):
-        al[m, la] = k
-        al[m, ls] = s
-        return right, -x
-    return right, left
-
-
-@njit(cache=True)
-def neighbours(al, sg, ix, m):
-    """``bounds.neighbours``: nearest alignments left/right of m's bottom and top rows."""
-    info, blk, _bits, reg = ix
-    p1 = al[m, A_POS1]
-    p2 = al[m, A_POS2]
-    e1 = al[m, A_END1]
-    e2 = al[m, A_END2]
-    rb = -1
-    lb = -1
-    rt = -1
-    lt = -1
-    clear_neighbours(al, m)
-    b0 = _block(info, min(p1, e1))
-    for b in range(b0, _block(info, max(p1, e1)) + 1):
-        e = blk[b, B_REG]
-        while e != NONE:
-            k = reg[e, 1]
-            e = reg[e, 0]
-            if max(_first_reg_block(info, al, k), b0) != b:
-                continue                       # met in an earlier block
-            if al[k, A_POS1] > e1 or al[k, A_END1] < p1:
-                continue
-            last = al[k, A_LAST]
-            s = _diagonal_from(sg, last, segment_at(al, sg, k, p1))
-            if s != NONE and sg[s, S_B1] <= p1:
-                rb, lb = _offer(al, m, k, s, _column_at(sg, s, p1, p2), rb, lb,
-                                A_RA1, A_RS1, A_LA1, A_LS1)
-            if s != NONE:
-                t = segment_at(al, sg, k, e1)
-                s = NONE if t == NONE else _diagonal_from(sg, last, max(s, t))
-            if s != NONE:
-                rt, lt = _offer(al, m, k, s, _column_at(sg, s, e1, e2), rt, lt,
-                                A_RA2, A_RS2, A_LA2, A_LS2)
-
-
 @njit(cache=True, nogil=True)
 def touching(al, ix, r0, r1, since, out):
     """Alignments numbered ``since`` or later whose rows meet ``[r0, r1]``, each once,
@@ -424,3 +373,47 @@ def touching(al, ix, r0, r1, since, out):
             out[n] = k
             n += 1
     return out, n
+
+
+@njit(cache=True)
+def _offer(al, m, k, s, x, right, left, ra, rs, la, ls):
+    """Alignment k's segment s, x columns from m's row: keep it in m's fields
+    ``ra``/``rs`` (right) or ``la``/``ls`` (left) if nearer; returns the distances."""
+    if x > 0 and _nearer(al, x, right, k, al[m, ra]):
+        al[m, ra] = k
+        al[m, rs] = s
+        return x, left
+    if x < 0 and _nearer(al, -x, left, k, al[m, la]):
+        al[m, la] = k
+        al[m, ls] = s
+        return right, -x
+    return right, left
+
+
+@njit(cache=True)
+def neighbours(al, sg, ix, m):
+    """``bounds.neighbours``: nearest alignments left/right of m's bottom and top rows."""
+    p1 = al[m, A_POS1]
+    p2 = al[m, A_POS2]
+    e1 = al[m, A_END1]
+    e2 = al[m, A_END2]
+    rb = -1
+    lb = -1
+    rt = -1
+    lt = -1
+    clear_neighbours(al, m)
+    # m is not in the index yet: the alignments meeting its rows are the others
+    near, n = touching(al, ix, p1, e1, 0, np.empty(16, np.int64))
+    for i in range(n):
+        k = near[i]
+        last = al[k, A_LAST]
+        s = _diagonal_from(sg, last, segment_at(al, sg, k, p1))
+        if s != NONE and sg[s, S_B1] <= p1:
+            rb, lb = _offer(al, m, k, s, _column_at(sg, s, p1, p2), rb, lb,
+                            A_RA1, A_RS1, A_LA1, A_LS1)
+        if s != NONE:
+            t = segment_at(al, sg, k, e1)
+            s = NONE if t == NONE else _diagonal_from(sg, last, max(s, t))
+        if s != NONE:
+            rt, lt = _offer(al, m, k, s, _column_at(sg, s, e1, e2), rt, lt,
+                            A_RA2, A_RS2, A_LA2, A_LS2)

@@ -10,8 +10,9 @@
 # Uses the machine's python3 with numba, numba-cuda, cupy and click (fastz needs nothing
 # else; it runs from this checkout through PYTHONPATH).  Checks every case in
 # DATA_DIR/cases.tsv: fastz --backend=gpu (thread mapping) == lastz's output, and
-# --backend=cpu == lastz; the three timed cases also run the warp mapping (inspector and
-# executor) and lastz itself.  Where the machine has pytest, the kernels of both mappings
+# --backend=cpu == lastz; the three timed cases also run the warp mapping (row-parallel
+# inspector and executor), the diag mapping (anti-diagonal inspector, warp executor) and
+# lastz itself.  Where the machine has pytest, the kernels of the three mappings
 # are first checked against their CPU twins (tests/test_gpu_sim.py -k real_device_kernels).  Logs and outputs go to $OUT (the device tool's folder) or /tmp/fastz-gpubench;
 # the table is printed last.  Stays under BUDGET seconds (default 420): cases left when
 # the budget is spent are reported as skipped.
@@ -93,6 +94,7 @@ run_fastz() {
     cpu) backend=cpu ;;
     gpu) envs=(FASTZ_GPU_MAPPING=thread) ;;
     warp) envs=(FASTZ_GPU_MAPPING=warp) ;;
+    diag) envs=(FASTZ_GPU_MAPPING=diag) ;;
   esac
   local t0 t1 rc
   t0=$(now_ms)
@@ -136,13 +138,14 @@ fi
 
 # --- 3. warm-up: numba compiles the CPU engine and the CUDA kernels once ----------------
 say "warm-up (first-time JIT compilation, cached afterwards)"
-for w in "cpu|" "cpu|--nogfextend" "gpu|" "gpu|--nogfextend" "warp|--nogfextend"; do
+for w in "cpu|" "cpu|--nogfextend" "gpu|" "gpu|--nogfextend" "warp|--nogfextend" \
+         "diag|--nogfextend"; do
   t=$(run_fastz warmup "${w%%|*}" mito_human_orang "${w#*|}" 1..4000)
   say "  warm-up ${w%%|*} ${w#*|}: ${t}s"
 done
 
 # --- 3b. the kernels against their CPU twins on the device (needs pytest there) -----------
-# inspector and pruned executor of both mappings, every output field and link byte
+# inspector and pruned executor of every mapping, every output field and link byte
 if [ "$DRYRUN" = twin ]; then
   :
 elif "$PY" -c "import pytest" 2>/dev/null; then
@@ -172,16 +175,20 @@ while IFS=$'\t' read -r tag name opts; do
   say "case $tag ($name $opts)"
   tg=$(run_fastz "$tag" gpu "$name" "$opts")
   tc=$(run_fastz "$tag" cpu "$name" "$opts")
-  tw="-" sw="-"
+  tw="-" sw="-" td="-" sd="-"
   if [ $n -le 3 ]; then
     tw=$(run_fastz "$tag" warp "$name" "$opts")
     sw=$(same_as_lastz "$tag" warp)
+    td=$(run_fastz "$tag" diag "$name" "$opts")
+    sd=$(same_as_lastz "$tag" diag)
   fi
   sg=$(same_as_lastz "$tag" gpu)
   sc=$(same_as_lastz "$tag" cpu)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$tc" "$tg" "$tw" "$sg" "$sc" "$sw" >> "$LOG/cases.out"
-  say "  cpu ${tc}s gpu ${tg}s warp ${tw}s; same as lastz: gpu $sg cpu $sc warp $sw"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$tc" "$tg" "$tw" "$td" "$sg" "$sc" \
+    "$sw" "$sd" >> "$LOG/cases.out"
+  say "  cpu ${tc}s gpu ${tg}s warp ${tw}s diag ${td}s; same as lastz: gpu $sg cpu $sc warp $sw diag $sd"
   grep -E '^(gpu_|anchors|redone)' "$LOG/runs/$tag.gpu.stats" 2>/dev/null | sed 's/^/    /'
+  grep -E '^gpu_diag' "$LOG/runs/$tag.diag.stats" 2>/dev/null | sed 's/^/    /'
 done < "$DATA/cases.tsv"
 
 # --- 5. wait for lastz (within the budget), then the table --------------------------------
@@ -192,9 +199,9 @@ if [ -n "$LZPID" ]; then
     kill -- "$LZPID" 2>/dev/null
   fi
 fi
-printf '%-44s %8s %8s %9s %9s %7s %7s  %s\n' case lastz_s cpu_s gpu_s warp_s x_lastz x_cpu \
-  "same-as-lastz(gpu,cpu,warp)" > "$LOG/table.txt"
-while IFS=$'\t' read -r tag tc tg tw sg sc sw; do
+printf '%-44s %8s %8s %9s %9s %9s %7s %7s  %s\n' case lastz_s cpu_s gpu_s warp_s diag_s \
+  x_lastz x_cpu "same-as-lastz(gpu,cpu,warp,diag)" > "$LOG/table.txt"
+while IFS=$'\t' read -r tag tc tg tw td sg sc sw sd; do
   if [ "$tc" = skipped ]; then
     printf '%-44s skipped (time budget)\n' "$tag" >> "$LOG/table.txt"
     continue
@@ -202,15 +209,15 @@ while IFS=$'\t' read -r tag tc tg tw sg sc sw; do
   tl=$(cat "$LOG/runs/$tag.lastz.time" 2>/dev/null || echo -)
   xl=$(awk -v a="$tl" -v b="$tg" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.1f", a / b; else print "-" }')
   xc=$(awk -v a="$tc" -v b="$tg" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.1f", a / b; else print "-" }')
-  printf '%-44s %8s %8s %9s %9s %7s %7s  %s %s %s\n' "$tag" "$tl" "$tc" "$tg" "$tw" "$xl" "$xc" \
-    "$sg" "$sc" "$sw" >> "$LOG/table.txt"
+  printf '%-44s %8s %8s %9s %9s %9s %7s %7s  %s %s %s %s\n' "$tag" "$tl" "$tc" "$tg" "$tw" \
+    "$td" "$xl" "$xc" "$sg" "$sc" "$sw" "$sd" >> "$LOG/table.txt"
 done < "$LOG/cases.out"
 {
   echo
   echo "fastz GPU benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(nproc) CPU cores"
   echo "seconds, wall clock, one run each after a warm-up (JIT compiled); lastz ran on one core"
   echo "concurrently with the fastz runs; x_lastz = lastz_s / gpu_s,"
-  echo "x_cpu = cpu_s / gpu_s (cpu = --backend=cpu, all cores); gpu = thread mapping, warp = warp mapping"
+  echo "x_cpu = cpu_s / gpu_s (cpu = --backend=cpu, all cores); gpu = thread mapping, warp = warp mapping, diag = anti-diagonal inspector"
   cat "$LOG/table.txt"
 } | tee -a "$SUMMARY"
 cp "$LOG/table.txt" "$KEEP/table.txt" 2>/dev/null

@@ -36,7 +36,7 @@ def _args():
                i32, i32, 1024, u8, u8, i32, i64, i64, out)
     execute = (i64, *seqs, u8[:2], i64, i64, i64, i64, sub, 30, 430, 9400, True, i32, i32,
                1024, u8, i64, i32, i64, i64, out, u8, i64, i64)
-    return inspect, execute
+    return inspect, execute, (*inspect, out)
 
 
 def _seed_args():
@@ -70,14 +70,16 @@ def main() -> int:
     # there is none here, so name the one we build for
     dispatcher = sys.modules[cuda.dispatcher.__name__]
     dispatcher.get_current_device = lambda: types.SimpleNamespace(compute_capability=CC)
-    from fastz.kernels.gpu import extension, seedhits, warp
-    inspect, execute = _args()
+    from fastz.kernels.gpu import antidiag, extension, seedhits, warp
+    inspect, execute, inspect_diag = _args()
     count, fill, bucket = _seed_args()
     kernels = [("inspector, one extension per thread", extension._inspect_kernel, inspect),
                ("pruned executor", extension._execute_kernel, execute),
                ("inspector, one warp per extension", warp._inspect_warp_kernel, inspect),
                ("pruned executor, one warp per extension", warp._execute_warp_kernel,
                 execute),
+               ("inspector, one warp per extension along anti-diagonals",
+                antidiag._inspect_diag_kernel, inspect_diag),
                ("seed hits: count per query position", seedhits._count_kernel, count),
                ("seed hits: fill", seedhits._fill_kernel, fill),
                ("seed hits: x-drop per diagonal bucket", seedhits._bucket_kernel, bucket)]

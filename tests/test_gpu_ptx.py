@@ -25,4 +25,4 @@ def test_gpu_kernels_compile_to_ptx():
     if res.returncode == 2:
         pytest.skip(res.stdout.strip())
     assert res.returncode == 0, res.stdout + res.stderr[-3000:]
-    assert res.stdout.count("bytes of PTX") == 7, res.stdout
+    assert res.stdout.count("bytes of PTX") == 8, res.stdout

@@ -41,7 +41,7 @@ OPS = "MID"
 class Batch:
     """Host arrays for one inspector batch of sides (rev, a1, a2) on sequences T, Q."""
 
-    def __init__(self, T, Q, sides, width=1024, rowcap=32768):
+    def __init__(self, T, Q, sides, width=1024, rowcap=32768, rings=1):
         n = len(sides)
         self.seqs = padded(T, Q)
         self.rev = np.array([s[0] for s in sides], np.uint8)
@@ -54,14 +54,14 @@ class Batch:
         np.cumsum(2 * self.rcap[:-1], out=self.roff[1:])
         self.rows = np.zeros(int(2 * self.rcap.sum()), np.int32)
         self.width = width
-        self.cc = np.zeros(n * width, np.int32)
-        self.dd = np.zeros(n * width, np.int32)
+        self.cc = np.zeros(rings * n * width, np.int32)    # the anti-diagonal mapping
+        self.dd = np.zeros(rings * n * width, np.int32)    # has two rings per side
         self.tbe = np.zeros(n * EAGER_CELLS, np.uint8)
         self.eops = np.zeros(n * EAGER_OPS, np.uint8)
         self.out = np.zeros((n, N_OUT), np.int64)
 
-    def inspect(self, fn, Y=9400, trim=True, tb_cells=1 << 40, E=30, OE=430, **kw):
-        fn(*self.seqs, self.rev, self.a1, self.a2, self.M, self.N, SUB, E, OE, Y, trim,
+    def inspect(self, fn, Y=9400, trim=True, tb_cells=1 << 40, E=30, OE=430, sub=SUB, **kw):
+        fn(*self.seqs, self.rev, self.a1, self.a2, self.M, self.N, sub, E, OE, Y, trim,
            tb_cells, self.cc, self.dd, self.width, self.tbe, self.eops, self.rows, self.roff,
            self.rcap, self.out, **kw)
         return self
@@ -220,6 +220,89 @@ def test_warp_inspector_flags_match_twin():
     assert flagged == ST_OVERFLOW | ST_TRUNCATED
 
 
+# (seed, length, ydrop, width): one strip, several strips, small ydrops (many pruned
+# cells, rows ending in pruned cells), a narrow work buffer
+DIAG_CASES = [(3, 22, 9400, 1024), (7, 70, 300, 1024), (13, 40, 1000, 1024),
+              (21, 50, 1200, 256), (9, 120, 600, 128), (14, 119, 9400, 1024)]
+
+
+def _diag_inspect(T, Q, sides, width, Y=9400, **kw):
+    """The anti-diagonal inspector on a batch; returns (batch, per-side strips, passes)."""
+    from fastz.kernels.gpu import antidiag
+    stats = np.zeros((len(sides), 2), np.int64)
+    b = Batch(T, Q, sides, width=width, rings=2).inspect(antidiag.inspect_diag_gpu, Y=Y,
+                                                         stats=stats, **kw)
+    return b, stats
+
+
+@needs_sim
+def test_diag_inspector_matches_twin():
+    """Anti-diagonal mapping (32-row strips swept in checked passes) == the sequential
+    sweep: every output field, per-row record and eager op.  The cases must make the
+    checks reject passes (a strip swept more than once) and cross strips."""
+    sys.setswitchinterval(1e-4)
+    strips = passes = 0
+    for seed, n, Y, width in DIAG_CASES:
+        T, Q, sides, Y = _small_case(seed, n, 2, Y)
+        cpu = Batch(T, Q, sides, width=width).inspect(X.inspect_cpu, Y=Y)
+        gpu, st = _diag_inspect(T, Q, sides, width, Y)
+        same_batches(cpu, gpu)
+        strips += int(st[:, 0].sum())
+        passes += int(st[:, 1].sum())
+        assert (st[:, 0] <= st[:, 1]).all() and (st[:, 1] <= 33 * st[:, 0]).all()
+    assert strips >= 40 and passes >= strips + 10, (strips, passes)
+
+
+@needs_sim
+@pytest.mark.parametrize("bias,reach", [(400, -1), (-3000, -1), (150, 2)])
+def test_diag_result_does_not_depend_on_the_first_guess(bias, reach):
+    """Pass 1 guessing the best too high or too low, or the rows' bounds too short: the
+    checks must reject every wrong row (cells pruned by a floor that is too high, live
+    cells under the true floor, rows stopped before the true bound) and the passes
+    must converge to the sequential sweep."""
+    sys.setswitchinterval(1e-4)
+    wrong = 0
+    for seed, n, Y, width in DIAG_CASES[1:5]:
+        T, Q, sides, Y = _small_case(seed, n, 2, Y)
+        cpu = Batch(T, Q, sides, width=width).inspect(X.inspect_cpu, Y=Y)
+        gpu, st = _diag_inspect(T, Q, sides, width, Y, bias=bias, reach=reach)
+        same_batches(cpu, gpu)
+        wrong += int((st[:, 1] > st[:, 0]).sum())
+    assert wrong >= 4
+
+
+@needs_sim
+def test_diag_prolonged_insertions_keep_lastz_d_values():
+    """Mismatches at -600 make deletions beat the diagonal, so the rows below read the D
+    value LASTZ gives a prolonged insertion (C - OE, not that of a swept cell): a lane
+    that swept live cells past the true bound of the row above must be rejected.  (The
+    case was found by ``bench/diag_stress.py --harsh --seed 7`` with that check removed.)"""
+    sys.setswitchinterval(1e-4)
+    harsh = np.where(SUB > 0, SUB, -600).astype(SUB.dtype)
+    t, q = make_pair(995500, 105, rate_indel=0.2, ns=True)
+    T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
+    sides = [(0, 0, 0), (1, 104, 106), (0, 103, 49), (0, 88, 17)]
+    kw = dict(Y=2000, tb_cells=500, sub=harsh)
+    cpu = Batch(T, Q, sides, width=256).inspect(X.inspect_cpu, **kw)
+    gpu, st = _diag_inspect(T, Q, sides, 256, **kw)
+    same_batches(cpu, gpu)
+    assert (st[:, 1] > st[:, 0]).any()
+
+
+@needs_sim
+def test_diag_inspector_flags_match_twin():
+    """Work buffer overflow and LASTZ's traceback budget, found at a row inside a strip."""
+    sys.setswitchinterval(1e-4)
+    T, Q, sides, _ = _small_case(4, 40, 0, 600)
+    flagged = 0
+    for kw in (dict(tb_cells=150), dict(tb_cells=700), dict(width=32), dict()):
+        width = kw.pop("width", 64)
+        cpu = Batch(T, Q, sides, width=width).inspect(X.inspect_cpu, Y=600, **kw)
+        gpu, _ = _diag_inspect(T, Q, sides, width, 600, **kw)
+        same_batches(cpu, gpu)
+        flagged |= int(np.bitwise_or.reduce(cpu.out[:, O_STATUS]))
+    assert flagged == ST_OVERFLOW | ST_TRUNCATED
+
 
 def _executor_case(seed):
     """A random pair of 30-90 bp and four sides (the corners and two random ones)."""
@@ -349,21 +432,25 @@ def test_gpu_backend_end_to_end_matches_cpu_and_lastz(shared_pairs, capsys):
 
 
 @needs_sim
-def test_gpu_backend_warp_mapping_end_to_end(tmp_path, capsys, monkeypatch):
-    """The warp mapping (inspector and executor) through the whole --backend=gpu path, on
-    a 120 bp homolog pair: sides past the eager corner go through the warp executor."""
+@pytest.mark.parametrize("mapping", ["warp", "diag"])
+def test_gpu_backend_warp_mapping_end_to_end(tmp_path, capsys, monkeypatch, mapping):
+    """The warp mappings (row-parallel inspector and executor; anti-diagonal inspector with
+    the row-parallel executor) through the whole --backend=gpu path, on a 120 bp homolog
+    pair: sides past the eager corner go through the warp executor."""
     sys.setswitchinterval(1e-4)
-    monkeypatch.setenv("FASTZ_GPU_MAPPING", "warp")
+    monkeypatch.setenv("FASTZ_GPU_MAPPING", mapping)
     t, q = make_pair(17, 120, rate_sub=0.04, rate_indel=0.01)
     (tmp_path / "t.fa").write_bytes(b">t\n" + t + b"\n")
     (tmp_path / "q.fa").write_bytes(b">q\n" + q + b"\n")
     args = [str(tmp_path / "t.fa"), str(tmp_path / "q.fa"), "--ydrop=600", "--format=general",
             "--strand=plus"]
     cpu = _run_fastz([*args, "--backend=cpu"], capsys)
-    gpu, st = _twin_run(args, capsys, tmp_path, "warp")
+    gpu, st = _twin_run(args, capsys, tmp_path, mapping)
     assert gpu == cpu and cpu.count(b"\n") >= 2
     assert drop_version(run_lastz(args)) == drop_version(cpu)
-    assert st["gpu_mapping"] == "gpu/warp/warp"
+    assert st["gpu_mapping"] == f"gpu/{mapping}/warp"
+    if mapping == "diag":
+        assert int(st["gpu_diag_passes"]) >= int(st["gpu_diag_strips"]) > 0
     assert int(st["gpu_sides_eager"]) < int(st["gpu_sides"])
 
 
@@ -492,19 +579,22 @@ def on_device(fn):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not REAL, reason="needs FASTZ_TEST_REAL_GPU=1 and a CUDA device")
-@pytest.mark.parametrize("mapping", ["thread", "warp"])
+@pytest.mark.parametrize("mapping", ["thread", "warp", "diag"])
 def test_real_device_kernels_match_twins(mapping):
-    """Inspector and executor of each mapping on the device == the CPU twins."""
-    from fastz.kernels.gpu import warp
+    """Inspector and executor of each mapping on the device == the CPU twins (the
+    anti-diagonal mapping has an inspector only: its executor is the warp one)."""
+    from fastz.kernels.gpu import antidiag, warp
     assert device.probe()[0], device.probe()[1]
     rng = np.random.default_rng(5)
     t, q = make_pair(1, 4000, rate_indel=0.05)
     T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
     sides = random_sides(rng, t, q, 300) + [(0, 0, 0), (1, len(t) - 1, len(q) - 1)]
-    inspect, execute = ((warp.inspect_warp_gpu, warp.execute_warp_gpu) if mapping == "warp"
-                        else (X.inspect_gpu, X.execute_gpu))
+    inspect, execute = {"warp": (warp.inspect_warp_gpu, warp.execute_warp_gpu),
+                        "diag": (antidiag.inspect_diag_gpu, warp.execute_warp_gpu)}.get(
+                            mapping, (X.inspect_gpu, X.execute_gpu))
     cpu = Batch(T, Q, sides, width=4096).inspect(X.inspect_cpu)
-    gpu = Batch(T, Q, sides, width=4096).inspect(on_device(inspect))
+    gpu = Batch(T, Q, sides, width=4096, rings=1 + (mapping == "diag")).inspect(
+        on_device(inspect))
     same_batches(cpu, gpu)
     ex_cpu, tb_cpu = cpu.execute(X.execute_cpu)
     ex_gpu, tb_gpu = cpu.execute(on_device(execute))

@@ -21,6 +21,7 @@ docs/gpu.md describes the design.
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -52,6 +53,8 @@ class _Engine:
         self.device = device
         self.retries = 0                   # batches halved after an out-of-memory error
         self._resident = {}                # id -> (host array, device copy)
+        self.rings = 1                     # work rows per side (two for "diag")
+        self.strip_stats = None            # "diag": [strips, passes] swept so far
         if kind == "twin":
             self.xp = np
             self.inspect = extension.inspect_cpu
@@ -63,10 +66,14 @@ class _Engine:
             self.xp = device.xp()
             self.to_dev = device.to_device
             self.to_host = device.to_host
-            from ..kernels.gpu import warp
+            from ..kernels.gpu import antidiag, warp
             inspector, executor = mapping
-            self.inspect = (warp.inspect_warp_gpu if inspector == "warp"
-                            else extension.inspect_gpu)
+            self.inspect = {"warp": warp.inspect_warp_gpu,
+                            "diag": antidiag.inspect_diag_gpu}.get(inspector,
+                                                                  extension.inspect_gpu)
+            if inspector == "diag":
+                self.rings = 2
+                self.strip_stats = np.zeros(2, np.int64)
             self.execute = (warp.execute_warp_gpu if executor == "warp"
                             else extension.execute_gpu)
             self.streams = device.streams(STREAMS)
@@ -102,14 +109,17 @@ class _Engine:
 
 
 def _mapping(trim: bool) -> tuple[str, str]:
-    """(inspector, executor) mapping: "thread" (one extension per thread) or "warp"
-    (one warp per extension, row-parallel; LASTZ's default trimming only)."""
+    """(inspector, executor) mapping: "thread" (one extension per thread), "warp" (one
+    warp per extension, row-parallel) or, for the inspector only, "diag" (one warp per
+    extension along anti-diagonals; its executor defaults to "warp").  The warp
+    mappings implement LASTZ's default trimming only."""
     if not trim:
         return "thread", "thread"
     inspector = os.environ.get("FASTZ_GPU_MAPPING", "thread")
-    inspector = inspector if inspector in ("thread", "warp") else "thread"
-    executor = os.environ.get("FASTZ_GPU_EXECUTOR", inspector)
-    return inspector, executor if executor in ("thread", "warp") else inspector
+    inspector = inspector if inspector in ("thread", "warp", "diag") else "thread"
+    own = "warp" if inspector == "diag" else inspector
+    executor = os.environ.get("FASTZ_GPU_EXECUTOR", own)
+    return inspector, executor if executor in ("thread", "warp") else own
 
 
 def run_sides(eng: _Engine, seqs, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells):
@@ -175,12 +185,14 @@ def _run_batch(eng, dseqs, dsub, rev, a1, a2, Mv, Nv, E, OE, Y, trim, tb_cells, 
     drcap = eng.to_dev(rcap)
     droff = eng.to_dev(roff)
     rows = xp.zeros(int(2 * rcap.sum()), np.int32)
-    cc = xp.zeros(m * WIDTH, np.int32)
-    dd = xp.zeros(m * WIDTH, np.int32)
+    ring = eng.rings * WIDTH                     # work cells per side
+    cc = xp.zeros(m * ring, np.int32)
+    dd = xp.zeros(m * ring, np.int32)
     tbe = xp.zeros(m * EAGER_CELLS, np.uint8)     # the CPU twins' eager corners (the
                                                    # device keeps them in shared memory)
     eops = xp.zeros(m * EAGER_OPS, np.uint8)
     out = xp.zeros((m, N_OUT), np.int64)
+    strips = None if eng.strip_stats is None else xp.zeros((m, 2), np.int64)
     # --- inspector, the batch split over the streams ---------------------------
     ns = len(eng.streams)
     step = max(1, -(-m // ns))
@@ -188,12 +200,16 @@ def _run_batch(eng, dseqs, dsub, rev, a1, a2, Mv, Nv, E, OE, Y, trim, tb_cells, 
         s1 = min(m, s0 + step)
         args = (*dseqs, d["rev"][s0:s1], d["a1"][s0:s1], d["a2"][s0:s1], d["M"][s0:s1],
                 d["N"][s0:s1], dsub, E, OE, Y, trim, tb_cells,
-                cc[s0 * WIDTH:s1 * WIDTH], dd[s0 * WIDTH:s1 * WIDTH], WIDTH,
+                cc[s0 * ring:s1 * ring], dd[s0 * ring:s1 * ring], WIDTH,
                 tbe[s0 * EAGER_CELLS:s1 * EAGER_CELLS], eops[s0 * EAGER_OPS:s1 * EAGER_OPS],
                 rows, droff[s0:s1], drcap[s0:s1], out[s0:s1])
-        eng.launch(eng.inspect, args, eng.streams[si % ns])
+        fn = (eng.inspect if strips is None
+              else functools.partial(eng.inspect, stats=strips[s0:s1]))
+        eng.launch(fn, args, eng.streams[si % ns])
     eng.sync()
     hout = np.array(eng.to_host(out))
+    if strips is not None:
+        eng.strip_stats += np.array(eng.to_host(strips)).sum(axis=0)
     sout[b0:b1] = hout
     eager = np.nonzero(hout[:, O_NOPS] >= 0)[0]
     if eager.size:
@@ -343,6 +359,9 @@ def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_
         stats["gpu_rounds"] = stats.get("gpu_rounds", 0) + nrounds
         stats["gpu_mapping"] = f"{engine}/{'/'.join(mapping)}"
         stats["gpu_batches_halved"] = stats.get("gpu_batches_halved", 0) + eng.retries
+        if eng.strip_stats is not None:         # anti-diagonal inspector: strips, passes
+            for name, v in zip(("gpu_diag_strips", "gpu_diag_passes"), eng.strip_stats):
+                stats[name] = stats.get(name, 0) + int(v)
     return order, al[:meta[M_NAL]], ops[:meta[M_NOPS]], st, trunc[:ntrunc]
 
 

@@ -133,6 +133,29 @@ def _sh_tail(x, e1, e2, e3, e4, lane, sh, s):
 
 
 @cuda.jit(device=True)
+def _sh_up4(a, b, c, d, lane, sh, s):
+    """(a, b, c, d) of lane - 1 (lane 0 gets its own)."""
+    sh[s, 0, lane] = a
+    sh[s, 1, lane] = b
+    sh[s, 2, lane] = c
+    sh[s, 3, lane] = d
+    cuda.syncthreads()
+    j = lane - 1 if lane > 0 else 0
+    return sh[s, 0, j], sh[s, 1, j], sh[s, 2, j], sh[s, 3, j]
+
+
+@cuda.jit(device=True)
+def _sh_all(p, lane, sh, s):
+    """True when p holds on every lane."""
+    sh[s, 0, lane] = 1 if p else 0
+    cuda.syncthreads()
+    for j in range(WARP):
+        if sh[s, 0, j] == 0:
+            return False
+    return True
+
+
+@cuda.jit(device=True)
 def _sh_sync():
     cuda.syncthreads()
 
@@ -198,16 +221,32 @@ def _sf_tail(x, e1, e2, e3, e4, lane, sh, s):
 
 
 @cuda.jit(device=True)
+def _sf_up4(a, b, c, d, lane, sh, s):
+    pa = cuda.shfl_up_sync(FULL, a, 1)
+    pb = cuda.shfl_up_sync(FULL, b, 1)
+    pc = cuda.shfl_up_sync(FULL, c, 1)
+    pd = cuda.shfl_up_sync(FULL, d, 1)
+    if lane == 0:
+        return a, b, c, d
+    return pa, pb, pc, pd
+
+
+@cuda.jit(device=True)
+def _sf_all(p, lane, sh, s):
+    return cuda.all_sync(FULL, p) != 0
+
+
+@cuda.jit(device=True)
 def _sf_sync():
     cuda.syncwarp()
 
 
 if SHARED:
-    _nbr, _allmax, _exclmax, _scan, _tail, _sync = (
-        _sh_nbr, _sh_allmax, _sh_exclmax, _sh_scan, _sh_tail, _sh_sync)
+    _nbr, _allmax, _exclmax, _scan, _tail, _sync, _up4, _all = (
+        _sh_nbr, _sh_allmax, _sh_exclmax, _sh_scan, _sh_tail, _sh_sync, _sh_up4, _sh_all)
 else:                                             # pragma: no cover - needs a device
-    _nbr, _allmax, _exclmax, _scan, _tail, _sync = (
-        _sf_nbr, _sf_allmax, _sf_exclmax, _sf_scan, _sf_tail, _sf_sync)
+    _nbr, _allmax, _exclmax, _scan, _tail, _sync, _up4, _all = (
+        _sf_nbr, _sf_allmax, _sf_exclmax, _sf_scan, _sf_tail, _sf_sync, _sf_up4, _sf_all)
 
 
 # --- one row chunk ---------------------------------------------------------------------

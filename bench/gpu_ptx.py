@@ -36,7 +36,7 @@ def _args():
                i32, i32, 1024, u8, u8, i32, i64, i64, out)
     execute = (i64, *seqs, u8[:2], i64, i64, i64, i64, sub, 30, 430, 9400, True, i32, i32,
                1024, u8, i64, i32, i64, i64, out, u8, i64, i64)
-    return inspect, execute, (*inspect, out)
+    return inspect, execute, (*inspect, out, 0, -1)   # + stats, bias, reach
 
 
 def _seed_args():

@@ -25,6 +25,9 @@ above, and a strip is swept in passes:
   there are where LASTZ's prolongation stops);
 * if a lane fails, the strip is swept again with the derived values.
 
+A lane settles how its row ends (truncated or prolonged) at its last swept column,
+one step early, so that the lane below learns the bound before sweeping past it.
+
 A row computed from exact rows under exact assumptions is exact and lane 0's
 assumptions are the committed state, so every pass makes at least one more row
 exact: at most 33 passes (34 with other first guesses), two in the common case
@@ -40,13 +43,26 @@ from numba import cuda, int64, uint8
 from ..dpcells import EAGER, EAGER_STRIDE, ST_OVERFLOW, ST_TRUNCATED
 from ..ydrop import D_EXT, FROM_C, FROM_D, FROM_I, I_EXT, NEG
 from .warp import (BIG, NSLOT, WARP, WARPS_PER_BLOCK, _all, _allmax, _exclmax, _nbr,
-                   _record_inspection, _scan, _side_operands, _side_tail, _sync, _up4)
+                   _record_inspection, _row0, _scan, _side_operands, _side_tail, _sync,
+                   _up4)
 
 CORNERS = WARPS_PER_BLOCK * EAGER_STRIDE     # shared bytes of a block's eager corners
 OPEN = 1 << 40              # a row's bound not known yet / a row not finished yet
 GONE = -1                   # lane state: no row (past M, or a row above was dead)
 DEAD = -2                   # lane state: its row was swept and every cell pruned
 LOW32 = (1 << 32) - 1
+
+
+@cuda.jit(device=True)
+def _sweep_end(hi, LYr, np_col, N):
+    """LASTZ's decision when a row's sweep ends before column hi, as (phase, state):
+    every cell pruned (finished, DEAD), truncated after the last live cell (finished,
+    the row's RY) or prolonged with insertions (phase 2, not finished)."""
+    if LYr >= hi:
+        return 3, int64(DEAD)
+    if hi > np_col + 1:
+        return 3, np_col + 2 if np_col + 1 <= N else np_col + 1
+    return 2, int64(OPEN)
 
 
 @cuda.jit(device=True)
@@ -57,7 +73,8 @@ def _strip_pass(lane, sh, r, exists, a, B, b0, N, sub, E, OE, Y, cc, dd, rin, ro
     minalive, maxpruned, prol): state is the row's RY when it finished, DEAD or GONE;
     minalive is the lowest live cell, maxpruned the highest cell pruned by a floor
     above the row's own running best less Y (so pruned because of Ba)."""
-    phase = 0 if exists else 3          # 0 wait, 1 sweep, 2 prolong, 3 finished
+    phase = 0 if exists else 3          # 0 wait, 1 sweep, 2 prolong, 3 finished,
+                                        # 4 prolong from the next column
     state = int64(OPEN) if exists else int64(GONE)
     LYr = LY
     lystart = LY
@@ -77,6 +94,8 @@ def _strip_pass(lane, sh, r, exists, a, B, b0, N, sub, E, OE, Y, cc, dd, rin, ro
     t = 0
     while True:
         col = LY + t - lane
+        if phase == 4:
+            phase = 2
         # the lane above's outputs of the last step: C, D of this column, its LY so far,
         # its state after this column
         uc, ud, uly, ust = _up4(oc, od, oly, state, lane, sh, 0)
@@ -106,16 +125,7 @@ def _strip_pass(lane, sh, r, exists, a, B, b0, N, sub, E, OE, Y, cc, dd, rin, ro
             emit = True
             if col >= RYa or ust <= col or col > N:
                 hi = col              # the sweep ends before this column
-                if LYr >= col:
-                    phase = 3
-                    state = DEAD
-                elif col > np_col + 1:
-                    phase = 3         # truncated: terminator after the last live cell
-                    state = np_col + 1
-                    if state <= N:
-                        state += 1
-                else:
-                    phase = 2
+                phase, state = _sweep_end(col, LYr, np_col, N)
             else:
                 d = ud
                 floor = rbest - Y
@@ -175,6 +185,14 @@ def _strip_pass(lane, sh, r, exists, a, B, b0, N, sub, E, OE, Y, cc, dd, rin, ro
                 if r < EAGER and col < EAGER:
                     tb[t0 + r * EAGER + col] = link
                 c = uc + sub[a, B[b0 + col]]  # diagonal input of column col + 1
+                nxt = col + 1
+                if nxt >= RYa or ust <= nxt or nxt > N:
+                    # the last swept column: end the sweep now, so that the lane below
+                    # learns this row's bound before it sweeps past it
+                    hi = nxt
+                    phase, state = _sweep_end(nxt, LYr, np_col, N)
+                    if phase == 2:
+                        phase = 4     # prolong from the next column
         if phase == 2:
             emit = True
             if i >= rbest - Y and col <= N:   # prolong with insertions
@@ -218,25 +236,7 @@ def _diag_sweep(lane, sh, A, s1, B, b0, M, N, sub, E, OE, Y, tb_cells, cc, dd, w
     if tail + 2 > width:
         return ST_OVERFLOW, int64(0), 0, 0, 0, 0, 0, 0, 0
     mask = width - 1
-    # --- row 0: insertions while the previous value is >= -Y, into ring 0 ---------------
-    if Y < OE:
-        lim = 1
-    elif E > 0:
-        lim = (Y - OE) // E + 2
-    else:
-        lim = N
-    n0 = N if N < lim else lim
-    for col in range(lane, n0 + 1, WARP):
-        if col == 0:
-            cc[w0] = 0
-            dd[w0] = -OE
-            tb[t0] = 0
-        else:
-            v = -OE - (col - 1) * E
-            cc[w0 + (col & mask)] = v
-            dd[w0 + (col & mask)] = v - OE
-            if col < EAGER:
-                tb[t0 + col] = FROM_I
+    n0 = _row0(lane, N, E, OE, Y, N + 2, cc, dd, w0, mask, tb, t0, EAGER, EAGER)  # ring 0
     used = int64(n0 + 1)
     cells = used
     RY = int64(n0 + 1)

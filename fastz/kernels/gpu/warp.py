@@ -249,6 +249,38 @@ else:                                             # pragma: no cover - needs a d
         _sf_nbr, _sf_allmax, _sf_exclmax, _sf_scan, _sf_tail, _sf_sync, _sf_up4, _sf_all)
 
 
+# --- row 0 ------------------------------------------------------------------------------
+
+@cuda.jit(device=True)
+def _row0(lane, N, E, OE, Y, clip, cc, dd, w0, mask, tb, t0, tw, trows):
+    """Row 0 by the lanes of a warp: a run of insertions from the anchor while the
+    previous value is >= -Y (``dpcells.one_side``'s loop in closed form), columns below
+    ``clip``, into the ring at ``w0``; links of columns below ``tw`` to ``tb[t0:]``.
+    Returns the last column written."""
+    if Y < OE:
+        lim = 1
+    elif E > 0:
+        lim = (Y - OE) // E + 2
+    else:
+        lim = N
+    n0 = N if N < lim else lim
+    if n0 > clip - 1:
+        n0 = clip - 1
+    for col in range(lane, n0 + 1, WARP):
+        if col == 0:
+            cc[w0] = 0
+            dd[w0] = -OE
+            if tw > 0 and trows > 0:
+                tb[t0] = 0
+        else:
+            v = -OE - (col - 1) * E
+            cc[w0 + (col & mask)] = v
+            dd[w0 + (col & mask)] = v - OE
+            if col < tw and trows > 0:
+                tb[t0 + col] = FROM_I
+    return n0
+
+
 # --- one row chunk ---------------------------------------------------------------------
 
 @cuda.jit(device=True)
@@ -310,28 +342,7 @@ def _warp_sweep(lane, sh, A, s1, B, b0, M, N, sub, E, OE, Y, tb_cells, cc, dd, w
     else:
         clip = N + 2
         row_end = M
-    # --- row 0: insertions while the previous value is >= -Y -------------------------
-    if Y < OE:
-        lim = 1
-    elif E > 0:
-        lim = (Y - OE) // E + 2
-    else:
-        lim = N
-    n0 = N if N < lim else lim
-    if n0 > clip - 1:
-        n0 = clip - 1
-    for col in range(lane, n0 + 1, WARP):
-        if col == 0:
-            cc[w0] = 0
-            dd[w0] = -OE
-            if tw > 0 and trows > 0:
-                tb[t0] = 0
-        else:
-            v = -OE - (col - 1) * E
-            cc[w0 + (col & mask)] = v
-            dd[w0 + (col & mask)] = v - OE
-            if col < tw and trows > 0:
-                tb[t0 + col] = FROM_I
+    n0 = _row0(lane, N, E, OE, Y, clip, cc, dd, w0, mask, tb, t0, tw, trows)
     used = n0 + 1
     cells = used
     if execute:

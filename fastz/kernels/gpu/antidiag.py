@@ -42,11 +42,10 @@ from numba import cuda, int64, uint8
 
 from ..dpcells import EAGER, EAGER_STRIDE, ST_OVERFLOW, ST_TRUNCATED
 from ..ydrop import D_EXT, FROM_C, FROM_D, FROM_I, I_EXT, NEG
-from .warp import (BIG, NSLOT, WARP, WARPS_PER_BLOCK, _all, _allmax, _exclmax, _nbr,
+from .warp import (BIG, CORNERS, NSLOT, WARP, WARPS_PER_BLOCK, _all, _launch, _allmax, _exclmax, _nbr,
                    _record_inspection, _row0, _scan, _side_operands, _side_tail, _sync,
                    _up4)
 
-CORNERS = WARPS_PER_BLOCK * EAGER_STRIDE     # shared bytes of a block's eager corners
 OPEN = 1 << 40              # a row's bound not known yet / a row not finished yet
 GONE = -1                   # lane state: no row (past M, or a row above was dead)
 DEAD = -2                   # lane state: its row was swept and every cell pruned
@@ -377,18 +376,12 @@ def inspect_diag_gpu(Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, t
     memory.
     """
     n = rev.shape[0]
-    if n == 0:
-        return
-    if width & (width - 1):
-        raise ValueError("the anti-diagonal mapping needs a power-of-two work width")
-    if not trim:
-        raise ValueError("the anti-diagonal mapping implements LASTZ's default trimming only")
     if cc.shape[0] < 2 * n * width or dd.shape[0] < 2 * n * width:
         raise ValueError("the anti-diagonal mapping needs two rings of width cells per side")
-    nb = (n + WARPS_PER_BLOCK - 1) // WARPS_PER_BLOCK
-    _inspect_diag_kernel[nb, WARP * WARPS_PER_BLOCK, stream](
-        Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells, cc, dd, width,
-        tbe, eops, rows, roff, rcap, out, out[:0] if stats is None else stats, bias, reach)
+    _launch(_inspect_diag_kernel, n, width, trim, stream,
+            (Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim, tb_cells, cc, dd, width,
+             tbe, eops, rows, roff, rcap, out, out[:0] if stats is None else stats, bias,
+             reach))
 
 
 __all__ = ["inspect_diag_gpu"]

@@ -10,8 +10,10 @@ noisy; compare figures from one run only):
 * ``tails``: 200 extensions between unrelated random 3 kb sequences, the y-drop
   tails that dominate ``--nogfextend`` runs (most seed hits fail).
 
-Modes: ``single`` (one pass, traceback byte per cell, LASTZ's way) and ``inspector``
-(scores only, FastZ's first pass).
+Modes: ``single`` (one pass, traceback byte per cell, LASTZ's way), ``inspector``
+(scores only, FastZ's first pass) and ``scalar`` (``single`` with ``--noytrim``, whose
+rows take the cell-by-cell ``dpcells.sweep_row`` instead of the SIMD passes: the loop
+the GPU thread mapping runs).
 
     python bench/kernel.py [--repeats 5]
 """
@@ -61,11 +63,11 @@ def main(argv=None) -> int:
     al, sg, _ops, _meta, _ix = new_state(1)
     buf = list(new_work()[:7])
 
-    def run(pairs, mode):
+    def run(pairs, mode, trim=True):
         cells = 0
         for t, q in pairs:
             r = one_sided(padded(t, q), False, 0, 0, len(t) - 1, len(q) - 1, sub, 400, 30,
-                          9400, True, 1 << 40, al, sg, NONE, NONE, NONE, NONE, NONE, *buf[:4],
+                          9400, trim, 1 << 40, al, sg, NONE, NONE, NONE, NONE, NONE, *buf[:4],
                           0, mode, *buf[4:], 0, 0)
             buf[:] = r[7:14]
             cells += r[4]
@@ -73,12 +75,14 @@ def main(argv=None) -> int:
 
     print("| workload | mode | DP cells | Mcells/s |\n|---|---|---|---|")
     for name, pairs in workloads(np.random.default_rng(5)).items():
-        for label, mode in (("single", MODE_FULL), ("inspector", MODE_INSPECT)):
-            run(pairs[:1], mode)                       # compile, grow the buffers
+        for label, mode, trim in (("single", MODE_FULL, True),
+                                  ("inspector", MODE_INSPECT, True),
+                                  ("scalar", MODE_FULL, False)):
+            run(pairs[:1], mode, trim)                 # compile, grow the buffers
             best = float("inf")
             for _ in range(a.repeats):
                 t0 = time.perf_counter()
-                cells = run(pairs, mode)
+                cells = run(pairs, mode, trim)
                 best = min(best, time.perf_counter() - t0)
             print(f"| {name} | {label} | {cells:,} | {cells / best / 1e6:.0f} |")
     return 0

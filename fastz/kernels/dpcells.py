@@ -51,6 +51,35 @@ EAGER_STRIDE = EAGER_CELLS + 4  # a side's corner in shared memory: the 4-byte p
 EAGER_OPS = 2 * EAGER          # eager ops per side (end_r + end_c < 2 * EAGER)
 
 
+def gap_cell(d, i, E):
+    """A gap beats the diagonal (strictly): the cell's C (the larger gap, D preferred on
+    ties), the D and I leaving it and its link.  No gap opens from a gap-derived C: both
+    extend."""
+    if d >= i:
+        return d, d - E, i - E, FROM_D | I_EXT | D_EXT
+    return i, d - E, i - E, FROM_I | I_EXT | D_EXT
+
+
+def diag_cell(c, d, i, E, OE):
+    """The diagonal wins with C = c: the D and I leaving the cell and its link (a gap
+    that can extend is preferred to one that opens, on ties)."""
+    c_open = c - OE
+    de = d - E
+    ie = i - E
+    link = FROM_C
+    if c_open > de:
+        dn = c_open
+    else:
+        dn = de
+        link = D_EXT
+    if c_open > ie:
+        ni = c_open
+    else:
+        ni = ie
+        link |= I_EXT
+    return dn, ni, link
+
+
 def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M, N,
               trim, boundary, tb, t0, tw, mk, masked, stamp):
     """One DP row over columns [col, hi): the hot loop of every y-drop sweep.
@@ -105,17 +134,12 @@ def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, r
         if masked and mkk[u] == stamp:
             pruned = True
         elif d > c or i > c:           # a gap beats the diagonal (strictly)
-            if d >= i:                 # D preferred on ties
-                c = d
-                link = FROM_D | I_EXT | D_EXT
-            else:
-                c = i
-                link = FROM_I | I_EXT | D_EXT
+            c, dn, ni, link = gap_cell(d, i, E)
             if c < floor:
                 pruned = True
-            else:                      # no gap opens from a gap-derived C
-                i -= E
-                ddw[np.uint64(nw)] = d - E
+            else:
+                i = ni
+                ddw[np.uint64(nw)] = dn
                 ccw[np.uint64(nw)] = c
                 np_col = lo + k
         elif c < floor:
@@ -131,20 +155,8 @@ def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, r
                     boundary = c
                     end_col = lo + k
                     at_boundary = True
-            c_open = c - OE
-            de = d - E
-            ie = i - E
-            link = FROM_C
-            if c_open > de:            # extending is preferred on ties
-                ddw[np.uint64(nw)] = c_open
-            else:
-                ddw[np.uint64(nw)] = de
-                link = D_EXT
-            if c_open > ie:
-                i = c_open
-            else:
-                i = ie
-                link |= I_EXT
+            dn, i, link = diag_cell(c, d, i, E, OE)
+            ddw[np.uint64(nw)] = dn
             ccw[np.uint64(nw)] = c
             np_col = lo + k
         if pruned:
@@ -416,7 +428,7 @@ def execute_one(j, sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim
 # --- compiling the twins ----------------------------------------------------------------
 
 # callee before caller: each is compiled with the ones before it in scope
-_ORDER = ("sweep_row", "side_tail", "one_side", "trace_dense", "side_setup", "side_operands",
+_ORDER = ("gap_cell", "diag_cell", "sweep_row", "side_tail", "one_side", "trace_dense", "side_setup", "side_operands",
           "extend_side", "record_inspection", "inspect_one", "execute_one")
 
 
@@ -427,6 +439,6 @@ def compile_cells(jit):
     return compile_twins(globals(), _ORDER, jit)
 
 
-__all__ = ["sweep_row", "one_side", "trace_dense", "side_setup", "extend_side", "inspect_one", "EAGER_CELLS", "EAGER_OPS", "O_STATUS", "O_SCORE", "O_END_R", "O_END_C", "O_CELLS", "O_LAST_ROW", "O_MAX_RY", "O_NOPS",
+__all__ = ["gap_cell", "diag_cell", "sweep_row", "one_side", "trace_dense", "side_setup", "extend_side", "inspect_one", "EAGER_CELLS", "EAGER_OPS", "O_STATUS", "O_SCORE", "O_END_R", "O_END_C", "O_CELLS", "O_LAST_ROW", "O_MAX_RY", "O_NOPS",
            "execute_one",
            "compile_cells", "EAGER", "EAGER_STRIDE", "N_OUT", "ST_OVERFLOW", "ST_TRUNCATED"]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .dpcells import D_EXT, FROM_D, FROM_I, I_EXT, NEG, sweep_row
+from .dpcells import D_EXT, FROM_D, FROM_I, I_EXT, NEG, compile_cells
 from .lanes import LANES, add32, mul32, running_max8, sub32
 
 MIN_CELLS = 24              # shorter rows: the scalar sweep costs less than four passes
@@ -39,7 +39,7 @@ MAX_Y = 1 << 28             # larger y-drops put floors below NEG: the scalar sw
 MAX_SPAN = 1 << 27          # n * E + OE below this: no int32 lane value wraps (NEG lies
                             # 2^31 + NEG = 214,748,365 above the int32 minimum)
 
-_scalar = njit(cache=True, inline="always")(sweep_row)
+_scalar = compile_cells(njit(cache=True, inline="always")).sweep_row
 
 _NEG32 = np.int32(NEG)
 _Z8 = np.uint8(0)

@@ -41,10 +41,10 @@ from __future__ import annotations
 from numba import cuda, int64, uint8
 
 from ..dpcells import EAGER, EAGER_STRIDE, ST_OVERFLOW, ST_TRUNCATED
-from ..ydrop import D_EXT, FROM_C, FROM_D, FROM_I, I_EXT, NEG
-from .warp import (BIG, CORNERS, NSLOT, WARP, WARPS_PER_BLOCK, _all, _launch, _allmax, _exclmax, _nbr,
-                   _record_inspection, _row0, _scan, _side_operands, _side_tail, _sync,
-                   _up4)
+from ..ydrop import FROM_I, NEG
+from .warp import (BIG, CORNERS, NSLOT, WARP, WARPS_PER_BLOCK, _all, _allmax, _diag_cell,
+                   _exclmax, _gap_cell, _launch, _nbr, _record_inspection, _row0, _scan,
+                   _side_operands, _side_tail, _sync, _up4)
 
 OPEN = 1 << 40              # a row's bound not known yet / a row not finished yet
 GONE = -1                   # lane state: no row (past M, or a row above was dead)
@@ -132,17 +132,12 @@ def _strip_pass(lane, sh, r, exists, a, B, b0, N, sub, E, OE, Y, cc, dd, rin, ro
                 link = 0
                 v = c
                 if d > c or i > c:                # a gap beats the diagonal (strictly)
-                    if d >= i:
-                        v = d
-                        link = FROM_D | I_EXT | D_EXT
-                    else:
-                        v = i
-                        link = FROM_I | I_EXT | D_EXT
+                    v, dn, ni, link = _gap_cell(d, i, E)
                     if v < floor:
                         pruned = True
                     else:
-                        i -= E
-                        od = d - E
+                        i = ni
+                        od = dn
                         oc = v
                         np_col = col
                         if v < minalive:
@@ -155,20 +150,7 @@ def _strip_pass(lane, sh, r, exists, a, B, b0, N, sub, E, OE, Y, cc, dd, rin, ro
                     if c >= rowmax:           # the last column holding the row's best
                         rowmax = c
                         rowmax_col = col
-                    c_open = c - OE
-                    de = d - E
-                    ie = i - E
-                    link = FROM_C
-                    if c_open > de:
-                        od = c_open
-                    else:
-                        od = de
-                        link = D_EXT
-                    if c_open > ie:
-                        i = c_open
-                    else:
-                        i = ie
-                        link |= I_EXT
+                    od, i, link = _diag_cell(c, d, i, E, OE)
                     oc = c
                     np_col = col
                     if c < minalive:

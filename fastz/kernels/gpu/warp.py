@@ -35,7 +35,7 @@ from numba import cuda, int64, uint8
 from .. import dpcells
 from ..device import simulated
 from ..dpcells import EAGER, EAGER_STRIDE, O_END_C, O_END_R, ST_OVERFLOW, ST_TRUNCATED
-from ..ydrop import D_EXT, FROM_C, FROM_D, FROM_I, I_EXT, NEG
+from ..ydrop import FROM_I, NEG
 
 WARP = 32
 FULL = 0xFFFFFFFF
@@ -49,6 +49,8 @@ _side_operands = _gpu.side_operands
 _side_tail = _gpu.side_tail
 _trace_dense = _gpu.trace_dense
 _record_inspection = _gpu.record_inspection
+_gap_cell = _gpu.gap_cell           # one cell's recurrence, as the CPU twins compute it
+_diag_cell = _gpu.diag_cell
 
 
 # --- lane exchange ----------------------------------------------------------------------
@@ -306,10 +308,9 @@ def _chunk(lane, sh, col, act, c, d, i_in, best, Y, E, OE):
         t = i_in + Mv
         ij = A if A > t else t
         gap = d > c or ij > c
+        v = c
         if gap:
-            v = d if d >= ij else ij
-        else:
-            v = c
+            v, _, _, _ = _gap_cell(d, ij, E)
         dg = act and not gap
         pb = _exclmax(c if dg else -BIG, -BIG, lane, sh, 2)
         bj = best if best > pb else pb
@@ -411,29 +412,13 @@ def _warp_sweep(lane, sh, A, s1, B, b0, M, N, sub, E, OE, Y, tb_cells, cc, dd, w
                         dd[slot] = NEG
                     ia = ij if ld else int64(NEG)
                 elif gap:
-                    if d >= ij:
-                        link = FROM_D | I_EXT | D_EXT
-                    else:
-                        link = FROM_I | I_EXT | D_EXT
+                    v, dn, ia, link = _gap_cell(d, ij, E)
                     cc[slot] = v
-                    dd[slot] = d - E
-                    ia = ij - E
+                    dd[slot] = dn
                 else:
-                    c_open = c - OE
-                    de = d - E
-                    ie = ij - E
-                    link = FROM_C
-                    if c_open > de:
-                        dd[slot] = c_open
-                    else:
-                        dd[slot] = de
-                        link = D_EXT
-                    if c_open > ie:
-                        ia = c_open
-                    else:
-                        ia = ie
-                        link |= I_EXT
+                    dn, ia, link = _diag_cell(c, d, ij, E, OE)
                     cc[slot] = c
+                    dd[slot] = dn
                 if col < tw_row:
                     tb[tbase + col] = link
             else:

@@ -346,3 +346,60 @@ def test_diagonal_hash_width_does_not_change_the_hsps():
     rows64, raw64 = filtering.search_strand(*args, np.zeros(filtering.DIAG_HASH_SIZE, np.int64))
     assert rows32.shape[0] > 10 and raw32 == raw64
     assert np.array_equal(rows32, rows64)
+
+
+# --- The search in parts (threads) -----------------------------------------------------------
+
+# (seed, transitions, gfextend, gapped, self strand): x-drop, --nogfextend (diagonal filter
+# only), --nogfextend --nogapped (every hit), two transitions, --self on both strands
+PART_CASES = [
+    ("12of19", 1, True, True, None),
+    ("12of19", 0, False, True, None),
+    ("14of22", 2, False, False, None),
+    ("12of19", 2, True, True, None),
+    ("12of19", 1, True, True, "+"),
+    ("12of19", 1, True, True, "-"),
+]
+
+
+@pytest.mark.parametrize("case", PART_CASES, ids=lambda c: "-".join(map(str, c)))
+def test_search_in_parts_equals_one_search(case, shared_pairs, monkeypatch):
+    """Any number of bucket ranges searched at once gives the single search's rows, in
+    its order, and its raw-hit count, on both strands of a real pair (whose diagonals
+    collide in the 65,536-bucket hash: a range keeps a bucket's hits together)."""
+    from fastz.pipeline import filtering as pfilt
+    seed, trans, gf, gp, self_strand = case
+    p = shared_pairs / "hpylori_26695_vs_J99_Eslice"
+    t = read_fasta(p / "target.fa")[0].chars
+    q = read_fasta(p / "query.fa")[0].chars
+    index = build_index(t, seed, 1)
+    strands = ([t if self_strand == "+" else revcomp(t)] if self_strand else [q, revcomp(q)])
+    monkeypatch.setattr(pfilt, "PARTS_MIN_QUERY", 0)
+    for qs in strands:
+        runs = []
+        for threads in (1, 2, 3, 7):
+            st = {}
+            h = find_hsps(index, t, qs, None, trans, SS.masked, 910, 3000, True, gfextend=gf,
+                          gapped=gp, self_strand=self_strand, stats=st, threads=threads)
+            assert st.get("seed_parts", 1) == threads
+            runs.append((h, st["raw_hits"]))
+        (want, raw), rest = runs[0], runs[1:]
+        assert want.shape[0] > 5
+        for got, got_raw in rest:
+            assert got_raw == raw
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_search_in_parts_only_where_it_pays(monkeypatch):
+    """Short strands, and --queryhsplimit's early stop, keep the single search."""
+    from fastz.pipeline import filtering as pfilt
+    rng = np.random.default_rng(3)
+    t = np.append(rng.choice(ACGT, 5000), 0).astype(np.uint8)
+    q = np.append(t[:4000], 0).astype(np.uint8)
+    index = build_index(t, "12of19", 1)
+    for floor, stop, parts in ((1 << 20, -1, None), (0, 5, None), (0, -1, 4)):
+        monkeypatch.setattr(pfilt, "PARTS_MIN_QUERY", floor)
+        st = {}
+        find_hsps(index, t, q, None, 1, SS.masked, 910, 3000, True, stats=st, threads=4,
+                  stop_after=stop)
+        assert st.get("seed_parts") == parts

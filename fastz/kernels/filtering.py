@@ -68,12 +68,12 @@ def diag_hash(len2):
     return np.zeros(DIAG_HASH_SIZE, np.int32 if len2 < 2**31 - 1 else np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search_strand(dir_, low, pos, low_bits,
                   seed_len, care_off, care_bits, flips, resolve_off, trans,
                   t, q, qcodes, len1, len2,
                   table, xdrop, hspthresh, ent_lo, ent_hi, mode, diag_end, self_mode=0,
-                  stop_after=-1):
+                  stop_after=-1, parts=1, part=0):
     """Seed hits of one query strand, processed in LASTZ's order.
 
     Parameters
@@ -107,13 +107,20 @@ def search_strand(dir_, low, pos, low_bits,
         ``--queryhsplimit`` with keep: stop after the first query position where more
         than this many rows were emitted (LASTZ's ``searchToGo`` check); -1 never.
 
+    parts, part : int
+        Process only the hits whose diagonal-hash bucket lies in the ``part``-th of
+        ``parts`` equal ranges (``search_parts``): no hit's fate depends on a hit of
+        another range, so the ranges can be searched at once.
+
     Returns
     -------
     (rows, n_raw)
         ``rows[:, 0..3]`` = pos1, pos2, length, score of each HSP/hit in discovery
-        order; ``n_raw`` = number of seed hits enumerated.
+        order, ``rows[:, 4..5]`` its query window end and its rank among that end's
+        hits (the discovery order, for merging parts); ``n_raw`` = number of seed
+        hits enumerated.
     """
-    out = np.empty((1024, 4), np.int64)
+    out = np.empty((1024, 6), np.int64)
     n = 0
     n_raw = 0
     nf = flips.shape[0]
@@ -175,9 +182,13 @@ def search_strand(dir_, low, pos, low_bits,
             lo, hi = lookup(dir_, low, low_bits, ring_keys[s0, kk])
             los[kk] = lo
             his[kk] = hi
+        rank = -1
         for kk in range(nk):
             for j in range(los[kk], his[kk]):
                 e1 = np.int64(pos[j])
+                rank += 1
+                if parts > 1 and (((e1 - e2) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE != part:
+                    continue
                 if _hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off,
                                      ring_allow[s0, kk]):
                     continue
@@ -210,6 +221,8 @@ def search_strand(dir_, low, pos, low_bits,
                 out[n, 1] = r2
                 out[n, 2] = length
                 out[n, 3] = score
+                out[n, 4] = e2
+                out[n, 5] = rank
                 n += 1
         if 0 <= stop_after < n:
             break

@@ -140,12 +140,13 @@ class Aligner:
     NO_THRESHOLD = -(1 << 62)
 
     def find_hsps(self, query: Sequence, strand: str, unmerged: bool = False,
-                  stop_after: int = -1, every: bool = False):
+                  stop_after: int = -1, every: bool = False, threads: int = 1):
         """The HSPs (or seed hits) of one query strand buffer, in discovery order.
         ``unmerged``: leave --twins/--recoverseeds HSPs as found (the caller counts or
         chooses them first, then calls ``finish_hsps``, as LASTZ does); ``stop_after``:
         see ``filtering.find_hsps``; ``every``: every x-drop extension, with no
-        threshold and no entropy adjustment (for ``K=top``'s table, on the CPU)."""
+        threshold and no entropy adjustment (for ``K=top``'s table, on the CPU);
+        ``threads``: threads the CPU search may use (``filtering.search_parts``)."""
         from .filtering import find_hsps
         o = self.opts
         thresh, entropy, gfextend, backend = ((self.NO_THRESHOLD, False, True, "cpu") if every
@@ -156,7 +157,7 @@ class Aligner:
                          gfextend=gfextend, gapped=o.gapped, stats=self.stats,
                          self_strand=strand if o.self_compare else None,
                          processor=self.processor(unmerged), backend=backend,
-                         stop_after=stop_after)
+                         stop_after=stop_after, threads=threads)
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -178,8 +179,9 @@ class Aligner:
                gappedthresh: int | None = None, mirrored: bool = False) -> StrandResult:
         """Align one query strand (``query`` is already the strand buffer).
 
-        ``threads`` > 1 extends anchors speculatively in that many threads
-        (``fastz.pipeline.speculate``); the result is the same.  ``hsps`` and
+        ``threads`` > 1 searches a long strand's seed hits (``filtering.search_parts``)
+        and extends anchors speculatively (``fastz.pipeline.speculate``) in up to that
+        many threads; the result is the same.  ``hsps`` and
         ``gappedthresh`` are given by the adaptive-threshold driver
         (``fastz.pipeline.adaptive``): the strand's HSPs already found, and the
         gapped threshold they imply; ``mirrored``: those HSPs already hold the mirror
@@ -196,7 +198,11 @@ class Aligner:
         elif self.segments is not None:
             hsps = self.segments.take(self.target, query, strand)
         else:
-            hsps = self.find_hsps(query, strand)
+            # the search may use the cores other workers' strands leave free
+            from .parallel import free_cores
+            cores = free_cores()
+            hsps = self.find_hsps(query, strand,
+                                  threads=threads if cores is None else min(threads, cores))
         if o.mirrors_hsps and not mirrored:                     # --self (issue 6)
             from .filtering import _strand_length
             from .mirror import mirror_hsps

@@ -148,7 +148,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
               gfextend: bool = True, gapped: bool = True, stats: dict | None = None,
               self_strand: str | None = None,
               processor: HitProcessor | None = None, backend: str = "cpu",
-              stop_after: int = -1) -> np.ndarray:
+              stop_after: int = -1, threads: int = 1) -> np.ndarray:
     """HSPs (or seed hits) of one query strand against the indexed target, in LASTZ's
     discovery order.
 
@@ -193,6 +193,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         ``--queryhsplimit`` with keep: stop the search after the first query position
         where more than this many HSPs were found (-1: search the whole strand; the
         search then runs on the CPU).
+    threads : int
+        Threads the default processors' CPU search may use on a long query strand
+        (``search_parts``); the result is the same.
 
     Returns
     -------
@@ -255,12 +258,18 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                     index, t, q, qcodes, len1, len2, table, int(xdrop), int(hspthresh),
                     ent_lo, ent_hi, mode, self_mode, trans, engine=engine, stats=stats)
         else:
-            rows, n_raw = kfilt.search_strand(
-                index.dir_, index.low, index.pos, index.low_bits,
-                spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
-                trans, t, q, qcodes, len1, len2,
-                table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode,
-                kfilt.diag_hash(len2), self_mode, stop_after)
+            args = (index.dir_, index.low, index.pos, index.low_bits,
+                    spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
+                    trans, t, q, qcodes, len1, len2,
+                    table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode)
+            parts = threads if stop_after < 0 and len2 >= PARTS_MIN_QUERY else 1
+            if parts > 1:
+                rows, n_raw = search_parts(args, self_mode, parts)
+                if stats is not None:
+                    stats["seed_parts"] = stats.get("seed_parts", 0) + parts
+            else:
+                rows, n_raw = kfilt.search_strand(*args, kfilt.diag_hash(len2), self_mode,
+                                                  stop_after)
     hsps = _as_hsps(rows)
     if mode == kfilt.MODE_NOEXTEND and hsps.shape[0]:
         hsps["score"] = kfilt.score_segments(t, q, hsps["pos1"], hsps["pos2"], hsps["length"], table)
@@ -268,6 +277,31 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         stats["raw_hits"] = stats.get("raw_hits", 0) + int(n_raw)
         stats["hsps"] = stats.get("hsps", 0) + int(hsps.shape[0])
     return hsps
+
+
+#: Query strands shorter than this are searched in one thread (a part's thread and its
+#: walk over every hit cost more than they save)
+PARTS_MIN_QUERY = 1 << 20
+
+
+def search_parts(args, self_mode: int, parts: int):
+    """``kernels.filtering.search_strand(*args, ...)`` in ``parts`` threads at once.
+
+    A hit's fate depends only on the hits of its diagonal-hash bucket before it, so
+    the buckets are cut into ``parts`` ranges and each thread processes the hits of
+    one range, in LASTZ's order, with a diagonal hash of its own.  Every thread walks
+    every hit (the seed look-ups are repeated, the x-drop extensions are not); the
+    rows, tagged with their query end and rank there, are merged back into discovery
+    order.  Returns (rows, n_raw) as the single search does.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+    len2 = args[14]
+    with ThreadPoolExecutor(parts) as pool:      # the kernel releases the GIL
+        found = list(pool.map(lambda part: kfilt.search_strand(
+            *args, kfilt.diag_hash(len2), self_mode, -1, parts, part), range(parts)))
+    rows = np.concatenate([r for r, _ in found])
+    rows = rows[np.lexsort((rows[:, 5], rows[:, 4]))]
+    return rows, sum(n for _, n in found)
 
 
 _SHORTFALL_REPORTED = False

@@ -235,3 +235,24 @@ def test_per_query_modes_use_the_worker_pool(monkeypatch):
         assert runs[0] == runs[1] and len(runs[0]) == 92
     finally:
         os.chdir(cwd)
+
+
+def test_a_lone_strand_searches_its_seeds_in_parts(monkeypatch):
+    """A strand whose worker has cores to spare searches its seed hits in bucket-range
+    parts (filtering.search_parts), with the single search's result."""
+    from fastz.pipeline import filtering
+    monkeypatch.setattr(filtering, "PARTS_MIN_QUERY", 0)
+    cwd = os.getcwd()
+    os.chdir(PAIRS / "hpylori_26695_vs_J99_Eslice")
+    try:
+        runs, parts = [], []
+        for workers in (1, 2):
+            al = Aligner(Options.from_argv(["target.fa", "query.fa", "--strand=plus",
+                                            f"--workers={workers}"]))
+            runs.append([(r.query.name, r.strand, _alignment_tuple(r.alignments))
+                         for r in al.results()])
+            parts.append(al.stats.get("seed_parts"))
+        assert parts == [None, 2]
+        assert runs[0] == runs[1] and len(runs[0][0][2][0]) > 10     # beg1 of each alignment
+    finally:
+        os.chdir(cwd)

@@ -116,11 +116,11 @@ def search_strand(dir_, low, pos, low_bits,
     -------
     (rows, n_raw)
         ``rows[:, 0..3]`` = pos1, pos2, length, score of each HSP/hit in discovery
-        order, ``rows[:, 4..5]`` its query window end and its rank among that end's
-        hits (the discovery order, for merging parts); ``n_raw`` = number of seed
-        hits enumerated.
+        order; with ``parts`` > 1 also ``rows[:, 4..5]`` = its query window end and
+        its rank among that end's hits (the discovery order, for merging parts).
+        ``n_raw`` = number of seed hits enumerated.
     """
-    out = np.empty((1024, 6), np.int64)
+    out = np.empty((1024, 4 if parts == 1 else 6), np.int64)   # (--nogapped: every hit)
     n = 0
     n_raw = 0
     nf = flips.shape[0]
@@ -221,8 +221,9 @@ def search_strand(dir_, low, pos, low_bits,
                 out[n, 1] = r2
                 out[n, 2] = length
                 out[n, 3] = score
-                out[n, 4] = e2
-                out[n, 5] = rank
+                if parts > 1:
+                    out[n, 4] = e2
+                    out[n, 5] = rank
                 n += 1
         if 0 <= stop_after < n:
             break

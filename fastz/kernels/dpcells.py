@@ -428,8 +428,9 @@ def execute_one(j, sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim
 # --- compiling the twins ----------------------------------------------------------------
 
 # callee before caller: each is compiled with the ones before it in scope
-_ORDER = ("gap_cell", "diag_cell", "sweep_row", "side_tail", "one_side", "trace_dense", "side_setup", "side_operands",
-          "extend_side", "record_inspection", "inspect_one", "execute_one")
+_ORDER = ("gap_cell", "diag_cell", "sweep_row", "side_tail", "one_side", "trace_dense",
+          "side_setup", "side_operands", "extend_side", "record_inspection", "inspect_one",
+          "execute_one")
 
 
 def compile_cells(jit):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import random
+import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -368,6 +369,29 @@ def test_self(words, data, monkeypatch):
 ], ids=lambda w: " ".join(w[2:]))
 def test_more(words, data, monkeypatch):
     assert_same(words, data, monkeypatch)
+
+
+@pytest.mark.parametrize("words,shown", [
+    (("--format=lav+text", "--runtime"), True),
+    (("--format=maf+", "--runtime", "--markend"), True),
+    (("--format=axt+", "--runtime"), True),
+    (("--format=lav+", "--runtime", "--markend"), True),
+    (("--format=maf+", "--runtime", "--noruntime"), False),
+    (("--format=maf", "--runtime"), False),          # formats without comments: nothing
+    (("--format=general", "--runtime"), False),
+], ids=lambda w: " ".join(w) if isinstance(w, tuple) else str(w))
+def test_runtime_line_where_lastz_writes_it(words, shown, data, monkeypatch):
+    """--runtime ends the output with LASTZ's ``runtime=`` comment (before --markend's
+    line) in the formats that carry comments; the seconds themselves differ."""
+    argv = [CAT, PIG, *words]
+    want = run_lastz(argv, data)
+    got = fastz_output(argv, data, monkeypatch)
+
+    def blank(text):
+        return re.sub(rb"runtime=\d+\.\d{3}\n", b"runtime=T\n", drop_version(text))
+
+    assert blank(got) == blank(want)
+    assert (b"runtime=T\n" in blank(want)) == shown
 
 
 # --- 6. fastz dotplot --------------------------------------------------------------------------

@@ -276,9 +276,12 @@ class Writer:
         finally:
             self.out = out
 
-    def footer(self) -> None:
-        """Job footer, then ``# lastz end-of-file`` with --markend."""
+    def footer(self, runtime: float | None = None) -> None:
+        """Job footer, ``runtime=`` (seconds, --runtime) as a comment where the format
+        carries comments, then ``# lastz end-of-file`` with --markend."""
         self.job_footer()
+        if runtime is not None:
+            self.generic(f"runtime={runtime:.3f}")
         if self.opts.markend and self.spec.family != "none":
             self.out.write("# lastz end-of-file\n")
         if self.side is not None:

@@ -78,6 +78,7 @@ class Aligner:
         from .seeding import build_index
 
         started = time.perf_counter()       # --progress times from here, as LASTZ's
+        self.started = started              # ... and --runtime
         self.limit_exceeded = 0           # strand searches over --queryhsplimit
         self.depth_warned = False         # --querydepth explained once per run
         self.scores = scoreset_from_options(opts)
@@ -458,7 +459,8 @@ def run(opts: Options) -> int:
             progress.close()
         from .masking import finish_masking
         finish_masking(aligner, writer)     # m stanza, --census, --outputmasking (issue 6)
-        writer.footer()
+        # --runtime: wall seconds (LASTZ's is its CPU time, which would miss the workers)
+        writer.footer(time.perf_counter() - aligner.started if "runtime" in o.extra else None)
         if aligner.limit_exceeded:
             # (LASTZ counts strands: a query over the limit on both counts twice)
             n = aligner.limit_exceeded

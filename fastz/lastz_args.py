@@ -477,6 +477,8 @@ class _Parser:
             self.set(segments_file=val)
         elif arg in EXTRA_OFF:
             self.extra.pop(EXTRA_OFF[arg], None)
+        elif arg == "--nolaj":                 # (LASTZ's default is --laj)
+            self.extra["laj"] = False
         elif self.extra_feature(arg):
             pass
         elif arg.startswith("--"):

@@ -220,7 +220,7 @@ EXTRA_PATTERNS = [
     (("--notruncationreport",), "notruncationreport"),
     (("--debug", "--debug=*"), "debug"),
 ]
-EXTRA_OFF = {"--nocensus": "census", "--nolaj": "laj", "--noruntime": "runtime"}
+EXTRA_OFF = {"--nocensus": "census", "--noruntime": "runtime"}
 
 YASRA = {  # LASTZ's "expanders": current and pre-1.02.45 versions
     "--yasra98": "T=2 Z=20 --match=1,6 O=8 E=1 Y=20 K=22 L=30 --identity=98..100",

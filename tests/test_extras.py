@@ -394,6 +394,21 @@ def test_runtime_line_where_lastz_writes_it(words, shown, data, monkeypatch):
     assert (b"runtime=T\n" in blank(want)) == shown
 
 
+@pytest.mark.parametrize("words", [
+    ("--nolaj",), ("--laj", "--nolaj"), ("--nolaj", "--laj"), ("--nolaj", "--format=lav+"),
+    ("--nolaj", "--format=gfa"),
+], ids=" ".join)
+def test_nolaj_drops_the_fasta_arrow(words, data, tmp_path, monkeypatch):
+    """--nolaj: FASTA headers are read without their '>' (and the blanks after it), as
+    lav's h stanza and gfa then print them; lastz's default (--laj) keeps both."""
+    (tmp_path / "t.fa").write_text(">  seqA  first one\n" + "ACGTACGTTAGCTAGCTAGGCTAGCATCGATC" * 3
+                                   + "\n")
+    (tmp_path / "q.fa").write_text(">\tseqB second\n" + "ACGTACGTTAGCTAGCTAGGCTAGCATCGATC" * 3
+                                   + "\n")
+    assert_same(("t.fa", "q.fa", *words), tmp_path, monkeypatch)
+    assert_same((CAT, PIG, *words), data, monkeypatch)
+
+
 # --- 6. fastz dotplot --------------------------------------------------------------------------
 
 def test_dotplot_writes_png(data, tmp_path):

@@ -127,6 +127,9 @@ class _SequenceFile:
         self.spec = spec
         self.filename = filename
         self.allow_iupac = bool(getattr(opts, "ambiguous_iupac", False))
+        # --nolaj: FASTA headers lose their '>' (and the blanks after it), as lav's h
+        # stanza then prints them
+        self.keep_arrow = (getattr(opts, "extra", None) or {}).get("laj") is not False
         self.limits = _Limits(spec)
         self.contig = 0
         self.warn = True                 # LASTZ's warnings on stderr (off in scan_queries)
@@ -274,7 +277,7 @@ class _SequenceFile:
                                           spec.name_trigger, nick)
         else:
             rec = fasta.read_fasta_record(self.reader, name, self.allow_iupac, spec.separator,
-                                          spec.name_trigger, nick)
+                                          spec.name_trigger, nick, self.keep_arrow)
         total = rec.chars.shape[0]
         end_limit = self.limits.end
         lo, hi = self.limits.clip(total, name, rec.header)

@@ -75,6 +75,7 @@ POOL = [
     lambda r: f"--querydepth={r.choice(['', 'keep:', 'nowarn:', 'discard:'])}"
               f"{r.choice(['0.5', '1', '2.5'])}",
     lambda r: "--markend",
+    lambda r: _pick(r, "--nolaj", "--laj"),
     lambda r: f"--allocate:traceback={r.choice(['200k', '1M', '80M'])}",
     lambda r: "--nogapped",
     lambda r: "--gfextend",

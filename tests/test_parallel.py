@@ -256,3 +256,17 @@ def test_a_lone_strand_searches_its_seeds_in_parts(monkeypatch):
         assert runs[0] == runs[1] and len(runs[0][0][2][0]) > 10     # beg1 of each alignment
     finally:
         os.chdir(cwd)
+
+
+def test_seed_search_takes_idle_cores_only_after_the_last_unit(monkeypatch):
+    """Before the parent has handed out every unit an idle core is about to take the next
+    strand: a seed search starting then runs in one thread (it cannot shrink later)."""
+    import multiprocessing as mp
+    from fastz.pipeline import parallel
+    assert parallel.seeding_cores() is None                  # not in a worker
+    monkeypatch.setattr(parallel, "_TOTAL", 8)
+    monkeypatch.setattr(parallel, "_BUSY", mp.Value("i", 3))
+    monkeypatch.setattr(parallel, "_DRAINED", mp.Value("b", 0))
+    assert parallel.seeding_cores() == 1 and parallel.free_cores() == 6
+    parallel._DRAINED.value = 1
+    assert parallel.seeding_cores() == 6

@@ -199,9 +199,9 @@ class Aligner:
         elif self.segments is not None:
             hsps = self.segments.take(self.target, query, strand)
         else:
-            # the search may use the cores other workers' strands leave free
-            from .parallel import free_cores
-            cores = free_cores()
+            # the search may use the cores no other strand will take (seeding_cores)
+            from .parallel import seeding_cores
+            cores = seeding_cores()
             hsps = self.find_hsps(query, strand,
                                   threads=threads if cores is None else min(threads, cores))
         if o.mirrors_hsps and not mirrored:                     # --self (issue 6)

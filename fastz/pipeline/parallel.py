@@ -28,6 +28,7 @@ from ..records import Sequence, StrandResult
 _ALIGNER = None     # set in the parent before forking; inherited by the workers
 _RENDER = None      # the writer the workers render strands with, or None (the parent does)
 _BUSY = None        # strands being aligned now, counted across the workers (mp.Value)
+_DRAINED = None     # set once the parent has handed out the last unit (mp.Value)
 _TOTAL = 1          # the number of workers
 
 
@@ -37,6 +38,18 @@ def free_cores() -> int | None:
     if _BUSY is None:
         return None
     return max(1, _TOTAL - _BUSY.value + 1)
+
+
+def seeding_cores() -> int | None:
+    """Threads a strand's seed search may use as it starts (None outside a worker).
+
+    The search cannot change its thread count midway (the speculative extension asks
+    ``free_cores`` window by window), so a core counts as free only once the parent
+    has handed out every unit: before that a core idle now is about to take the next
+    strand, and a search in parts would oversubscribe the machine."""
+    if _BUSY is None:
+        return None
+    return free_cores() if _DRAINED.value else 1
 
 
 def available_cores() -> int:
@@ -105,11 +118,11 @@ def parallel_queries(aligner, work, queries, workers: int):
 def _pooled(aligner, jobs, workers: int):
     """Run ``jobs`` ((context, function, args) triples) in ``workers`` forked processes;
     yields (context, result) in submission order, at most 2 x workers in flight."""
-    global _ALIGNER, _BUSY, _TOTAL, _RENDER
+    global _ALIGNER, _BUSY, _TOTAL, _RENDER, _DRAINED
     _ALIGNER = aligner
     _RENDER = aligner.strand_renderer()
     ctx = mp.get_context("fork")
-    _BUSY, _TOTAL = ctx.Value("i", 0), workers
+    _BUSY, _TOTAL, _DRAINED = ctx.Value("i", 0), workers, ctx.Value("b", 0)
     pending: deque = deque()
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
@@ -118,6 +131,7 @@ def _pooled(aligner, jobs, workers: int):
                 while len(pending) > 2 * workers:
                     context, fut = pending.popleft()
                     yield context, fut.result()
+            _DRAINED.value = 1
             while pending:
                 context, fut = pending.popleft()
                 yield context, fut.result()
@@ -125,4 +139,4 @@ def _pooled(aligner, jobs, workers: int):
         raise FastzError("a worker process died unexpectedly (killed, or out of memory); "
                          "no output was completed") from None
     finally:
-        _ALIGNER, _BUSY, _RENDER = None, None, None
+        _ALIGNER, _BUSY, _RENDER, _DRAINED = None, None, None, None

@@ -23,10 +23,12 @@ PAIR = REPO.parent / "shared" / "data" / "pairs" / "ecoli_K12_vs_salmonella_LT2"
 
 
 def first_record(path: Path) -> np.ndarray:
-    """The first record's characters, with LASTZ's NUL at each end."""
-    text = path.read_bytes().split(b"\n>")[0].split(b"\n", 1)[1].replace(b"\n", b"")
-    out = np.zeros(len(text) + 2, np.uint8)
-    out[1:-1] = np.frombuffer(text.upper(), np.uint8)
+    """The first record's characters (``kernel.py``'s reader), upper case, with LASTZ's
+    NUL at each end."""
+    from kernel import _first_record
+    chars = _first_record(path)
+    out = np.zeros(chars.shape[0] + 2, np.uint8)
+    out[1:-1] = np.frombuffer(chars.tobytes().upper(), np.uint8)
     return out
 
 

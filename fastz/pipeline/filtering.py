@@ -264,7 +264,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                     table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode)
             parts = threads if stop_after < 0 and len2 >= PARTS_MIN_QUERY else 1
             if parts > 1:
-                rows, n_raw = search_parts(args, self_mode, parts)
+                rows, n_raw = search_parts(args, len2, self_mode, parts)
                 if stats is not None:
                     stats["seed_parts"] = stats.get("seed_parts", 0) + parts
             else:
@@ -284,8 +284,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
 PARTS_MIN_QUERY = 1 << 20
 
 
-def search_parts(args, self_mode: int, parts: int):
-    """``kernels.filtering.search_strand(*args, ...)`` in ``parts`` threads at once.
+def search_parts(args, len2: int, self_mode: int, parts: int):
+    """``kernels.filtering.search_strand(*args, ...)`` in ``parts`` threads at once
+    (``len2``: the query strand's length, which sizes each part's diagonal hash).
 
     A hit's fate depends only on the hits of its diagonal-hash bucket before it, so
     the buckets are cut into ``parts`` ranges and each thread processes the hits of
@@ -295,7 +296,6 @@ def search_parts(args, self_mode: int, parts: int):
     order.  Returns (rows, n_raw) as the single search does.
     """
     from concurrent.futures import ThreadPoolExecutor
-    len2 = args[14]
     with ThreadPoolExecutor(parts) as pool:      # the kernel releases the GIL
         found = list(pool.map(lambda part: kfilt.search_strand(
             *args, kfilt.diag_hash(len2), self_mode, -1, parts, part), range(parts)))

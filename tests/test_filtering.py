@@ -348,10 +348,11 @@ def test_diagonal_hash_width_does_not_change_the_hsps():
     assert np.array_equal(rows32, rows64)
 
 
-# --- The search in parts (threads) -----------------------------------------------------------
+# --- The search in blocks, and in parts (threads) --------------------------------------------
 
 # (seed, transitions, gfextend, gapped, self strand): x-drop, --nogfextend (diagonal filter
-# only), --nogfextend --nogapped (every hit), two transitions, --self on both strands
+# only), --nogfextend --nogapped (every hit), two transitions, --self on both strands, and
+# an overweight seed (hits checked against the target's bytes)
 PART_CASES = [
     ("12of19", 1, True, True, None),
     ("12of19", 0, False, True, None),
@@ -359,25 +360,73 @@ PART_CASES = [
     ("12of19", 2, True, True, None),
     ("12of19", 1, True, True, "+"),
     ("12of19", 1, True, True, "-"),
+    ("match15", 1, True, True, None),
 ]
 
 
-@pytest.mark.parametrize("case", PART_CASES, ids=lambda c: "-".join(map(str, c)))
-def test_search_in_parts_equals_one_search(case, shared_pairs, monkeypatch):
-    """Any number of bucket ranges searched at once gives the single search's rows, in
-    its order, and its raw-hit count, on both strands of a real pair (whose diagonals
-    collide in the 65,536-bucket hash: a range keeps a bucket's hits together)."""
-    from fastz.pipeline import filtering as pfilt
+def _part_case(case, shared_pairs):
+    """(index, target, query strands) of a PART_CASES case on hpylori."""
     seed, trans, gf, gp, self_strand = case
     p = shared_pairs / "hpylori_26695_vs_J99_Eslice"
     t = read_fasta(p / "target.fa")[0].chars
     q = read_fasta(p / "query.fa")[0].chars
     index = build_index(t, seed, 1)
     strands = ([t if self_strand == "+" else revcomp(t)] if self_strand else [q, revcomp(q)])
+    return index, t, strands
+
+
+@pytest.mark.parametrize("case", PART_CASES, ids=lambda c: "-".join(map(str, c)))
+def test_search_in_blocks_equals_one_block(case, shared_pairs):
+    """The search enumerates and processes its hits a block at a time; blocks of any
+    size (down to one hit: a block ends at a query position's end) give the rows and
+    raw-hit count of one block over the whole strand, with and without an early stop
+    (--queryhsplimit's keep rule, which stops at a query position's end too)."""
+    from fastz.kernels import filtering as kfilt
+    from fastz.kernels.seeding import char_codes
+    from fastz.pipeline import filtering as pfilt
+    seed, trans, gf, gp, self_strand = case
+    index, t, strands = _part_case(case, shared_pairs)
+    s = index.spec
+    mode = kfilt.MODE_XDROP if gf else kfilt.MODE_NOEXTEND if gp else kfilt.MODE_PLAIN
+    ent = (3000, 9000) if gf else (1, 0)
+    self_mode = {None: 0, "+": 1, "-": 2}[self_strand]
+    assert s.resolve_off.shape[0] > 0 or seed != "match15"
+    for qs in strands:
+        len1, len2 = pfilt._strand_length(t), pfilt._strand_length(qs)
+        args = (index.dir_, index.low, index.pos, index.low_bits, s.length, s.care_off,
+                s.care_bits, s.flips, s.resolve_off, 0 if s.halfweight else trans, t, qs,
+                char_codes(qs), len1, len2, SS.masked, 910, 3000, *ent, mode)
+        for stop in (-1, 0, 40):
+            def search(block):
+                return kfilt.search_strand(*args, kfilt.diag_hash(len2), self_mode, stop,
+                                           block)
+            want, raw = search(1 << 40)
+            assert want.shape[0] > 0
+            for block in (1, 97, 5000):
+                got, got_raw = search(block)
+                assert got_raw == raw and np.array_equal(got, want), (stop, block)
+
+
+@pytest.mark.parametrize("case", PART_CASES, ids=lambda c: "-".join(map(str, c)))
+def test_search_in_parts_equals_one_search(case, shared_pairs, monkeypatch):
+    """Any number of bucket ranges searched at once gives the single search's rows, in
+    its order, and its raw-hit count, on both strands of a real pair (whose diagonals
+    collide in the 65,536-bucket hash: a range keeps a bucket's hits together); also
+    with small blocks, some of which fill their batch of hits and stop early (the
+    round then ends with that block and the next round starts where it stopped)."""
+    from fastz.kernels import filtering as kfilt
+    from fastz.pipeline import filtering as pfilt
+    seed, trans, gf, gp, self_strand = case
+    index, t, strands = _part_case(case, shared_pairs)
     monkeypatch.setattr(pfilt, "PARTS_MIN_QUERY", 0)
     for qs in strands:
         runs = []
-        for threads in (1, 2, 3, 7):
+        for threads, block, batch in ((1, None, None), (2, None, None), (3, 20_000, 1 << 20),
+                                      (7, 20_000, 1 << 20), (2, 20_000, 9_000),
+                                      (3, 1_000, 700)):
+            if block:
+                monkeypatch.setattr(pfilt, "BLOCK_POSITIONS", block)
+                monkeypatch.setattr(kfilt, "BLOCK_HITS", batch)
             st = {}
             h = find_hsps(index, t, qs, None, trans, SS.masked, 910, 3000, True, gfextend=gf,
                           gapped=gp, self_strand=self_strand, stats=st, threads=threads)

@@ -35,12 +35,12 @@ MODE_NOEXTEND = 1  # process_for_simple_hit with --nogfextend: diagonal filter o
 MODE_PLAIN = 2     # process_for_plain_hit (--nogfextend --nogapped): every hit
 
 
-#: How many query positions ahead the search asks for the memory a window will need:
-#: its keys' directory entries, then the start of their position lists, then the
-#: target around their hits (each stage reads what the one before fetched).  A query
-#: position takes about a microsecond, so even 6 positions cover a memory miss;
-#: longer distances let the fetched lines leave L1 before use (ecoli, Zen 3: 64/32/16
-#: 6 % slower than 24/12/6, 128/64/32 10 % slower).
+#: How many query positions ahead the enumeration asks for the memory a window will
+#: need: its keys' directory entries, then the start of their position lists, then
+#: (overweight seeds only) the target bytes that decide a hit.  A query position takes
+#: about a microsecond, so even 6 positions cover a memory miss; longer distances let
+#: the fetched lines leave L1 before use (ecoli, Zen 3: 64/32/16 6 % slower than
+#: 24/12/6, 128/64/32 10 % slower).
 AHEAD_DIR = 24
 AHEAD_POS = 12
 AHEAD_TARGET = 6
@@ -48,6 +48,13 @@ AHEAD_TARGET = 6
 AHEAD_HITS = 8
 #: Slots of the ring of looked-ahead keys (a window's stay there, plus room).
 RING = 2 * AHEAD_DIR
+#: How many hits ahead the processing fetches a hit's target bytes and hash bucket.
+AHEAD_PROCESS = 16
+#: Seed hits one enumeration gathers before it stops at a query position's end: what
+#: bounds the search's memory (24 bytes a hit), whatever the repeats.
+BLOCK_HITS = 1 << 20
+#: The same where the search may stop early (``stop_after``).
+STOP_BLOCK_HITS = 1 << 14
 
 
 @njit(cache=True)
@@ -73,7 +80,7 @@ def search_strand(dir_, low, pos, low_bits,
                   seed_len, care_off, care_bits, flips, resolve_off, trans,
                   t, q, qcodes, len1, len2,
                   table, xdrop, hspthresh, ent_lo, ent_hi, mode, diag_end, self_mode=0,
-                  stop_after=-1, parts=1, part=0):
+                  stop_after=-1, block_hits=BLOCK_HITS):
     """Seed hits of one query strand, processed in LASTZ's order.
 
     Parameters
@@ -106,23 +113,60 @@ def search_strand(dir_, low, pos, low_bits,
     stop_after : int
         ``--queryhsplimit`` with keep: stop after the first query position where more
         than this many rows were emitted (LASTZ's ``searchToGo`` check); -1 never.
-
-    parts, part : int
-        Process only the hits whose diagonal-hash bucket lies in the ``part``-th of
-        ``parts`` equal ranges (``search_parts``): no hit's fate depends on a hit of
-        another range, so the ranges can be searched at once.
+    block_hits : int
+        Hits enumerated at a time (``BLOCK_HITS``).
 
     Returns
     -------
     (rows, n_raw)
         ``rows[:, 0..3]`` = pos1, pos2, length, score of each HSP/hit in discovery
-        order; with ``parts`` > 1 also ``rows[:, 4..5]`` = its query window end and
-        its rank among that end's hits (the discovery order, for merging parts).
-        ``n_raw`` = number of seed hits enumerated.
+        order; ``n_raw`` = number of seed hits processed.
+
+    The search runs in blocks of query positions, each in two stages: the block's
+    hits are enumerated (``enumerate_hits``), then processed (``process_hits``).
+    ``pipeline.filtering.search_parts`` runs the same stages in threads.
     """
-    out = np.empty((1024, 4 if parts == 1 else 6), np.int64)   # (--nogapped: every hit)
+    out = np.empty((1024, 4), np.int64)
     n = 0
     n_raw = 0
+    if stop_after >= 0:                        # what is enumerated past the stop is lost
+        block_hits = min(block_hits, STOP_BLOCK_HITS)
+    i = 0
+    while i < len2:
+        hits, bounds, i = enumerate_hits(dir_, low, pos, low_bits, seed_len, care_off,
+                                         care_bits, flips, resolve_off, trans, t, q, qcodes,
+                                         len2, self_mode, i, len2, 1, block_hits)
+        out, n, raw, stopped = process_hits(hits, 0, hits.shape[0], t, q, len1, len2,
+                                            seed_len, table, xdrop, hspthresh, ent_lo,
+                                            ent_hi, mode, diag_end, stop_after, out, n)
+        n_raw += raw
+        if stopped:
+            break
+    return out[:n], n_raw
+
+
+@njit(cache=True, nogil=True)
+def enumerate_hits(dir_, low, pos, low_bits,
+                   seed_len, care_off, care_bits, flips, resolve_off, trans,
+                   t, q, qcodes, len2, self_mode, start, end, parts, block_hits):
+    """Stage 1 of the search: the seed hits of the query windows ending at positions
+    ``start + 1 .. end``, in LASTZ's order (query position, then its keys in try order,
+    then target ends descending), without the ones ``cells.hit_excluded`` rejects.
+
+    Stops early, at the end of a query position, once ``block_hits`` hits are held.
+    ``parts`` > 1 groups the hits by diagonal-hash range (``search_parts``), each
+    group in LASTZ's order.  Other parameters as ``search_strand``.
+
+    Returns
+    -------
+    (hits, bounds, stop)
+        ``hits[:, 0..2]`` = target end, query end and the hit's rank among its query
+        end's hits (the discovery order, for merging parts); range ``p``'s hits are
+        rows ``bounds[p]:bounds[p + 1]``; ``stop``: the first query position not
+        enumerated (``end`` unless stopped early).
+    """
+    hits = np.empty((min(block_hits, 1 << 16), 3), np.int64)
+    n = 0
     nf = flips.shape[0]
     nkmax = 1 + nf + nf * nf
     los = np.empty(nkmax, np.int64)
@@ -130,19 +174,23 @@ def search_strand(dir_, low, pos, low_bits,
     # Each window's keys are computed once, AHEAD_DIR positions early, into a ring
     # (slot = window end mod RING); while they wait there, the memory they will read
     # is fetched (a hint, same answer without it): their directory entries at once,
-    # the start of their position lists AHEAD_POS positions early, the target around
-    # their hits and their diagonal-hash entries AHEAD_TARGET early.  The loop starts
-    # AHEAD_DIR early to fill the ring.
+    # the start of their position lists AHEAD_POS positions early and, where an
+    # overweight seed's hits must be checked, the target AHEAD_TARGET early.  The
+    # loop starts AHEAD_DIR early to fill the ring.
     ring_keys = np.empty((RING, nkmax), np.int64)
     ring_allow = np.empty((RING, nkmax), np.int64)
     ring_n = np.zeros(RING, np.int64)
     nb = dir_.shape[0] - 1
-    run = 0
-    for i in range(-AHEAD_DIR, len2):
+    check_target = resolve_off.shape[0] > 0
+    run = 0                                    # valid bases before ``start``, up to a seed
+    while run < seed_len and start - 1 - run >= 0 and qcodes[start - 1 - run] >= 0:
+        run += 1
+    stop = end
+    for i in range(start - AHEAD_DIR, end):
         ahead = i + 1 + AHEAD_DIR
         sa = ahead % RING
         ring_n[sa] = 0
-        if seed_len <= ahead <= len2:
+        if seed_len <= ahead <= end:
             ring_n[sa] = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans,
                                     flips, ring_keys[sa], ring_allow[sa])
             for kk in range(ring_n[sa]):
@@ -156,17 +204,14 @@ def search_strand(dir_, low, pos, low_bits,
                 prefetch(pos, dir_[b])
                 if low_bits > 0:
                     prefetch(low, dir_[b])
-        st = (i + 1 + AHEAD_TARGET) % RING
-        for kk in range(ring_n[st]):
-            b = ring_keys[st, kk] >> low_bits
-            if 0 <= b < nb:
-                for j in range(dir_[b], min(dir_[b + 1], dir_[b] + AHEAD_HITS)):
-                    e1 = pos[j]                # the x-drop reads bytes either side
-                    prefetch(t, e1)
-                    prefetch(diag_end, (e1 - (i + 1 + AHEAD_TARGET)) & DIAG_HASH_MASK)
-                    prefetch(t, e1 - 32)
-                    prefetch(t, e1 + 32)
-        if i < 0:
+        if check_target:
+            st = (i + 1 + AHEAD_TARGET) % RING
+            for kk in range(ring_n[st]):
+                b = ring_keys[st, kk] >> low_bits
+                if 0 <= b < nb:
+                    for j in range(dir_[b], min(dir_[b + 1], dir_[b] + AHEAD_HITS)):
+                        prefetch(t, pos[j] - 1)
+        if i < start:
             continue
         if qcodes[i] < 0:
             run = 0
@@ -187,47 +232,95 @@ def search_strand(dir_, low, pos, low_bits,
             for j in range(los[kk], his[kk]):
                 e1 = np.int64(pos[j])
                 rank += 1
-                if parts > 1 and (((e1 - e2) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE != part:
-                    continue
                 if _hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off,
-                                     ring_allow[s0, kk]):
+                                 ring_allow[s0, kk]):
                     continue
-                n_raw += 1
-                # the row to emit: the hit itself, or its HSP (one emission site, so
-                # the growable output is rebound in one place only)
-                r1 = e1 - seed_len
-                r2 = e2 - seed_len
-                length = seed_len
-                score = 0
-                if mode != MODE_PLAIN:
-                    diag = e1 - e2
-                    bucket = diag & DIAG_HASH_MASK
-                    if diag_end[bucket] > e2 - seed_len:
-                        continue
-                    if mode == MODE_NOEXTEND:
-                        diag_end[bucket] = e2
-                    else:
-                        left, length, score, extent = _xdrop_hsp(
-                            t, q, e1, diag, diag_end[bucket], len1, len2, xdrop, table,
-                            ent_lo, ent_hi)
-                        if extent > diag_end[bucket]:
-                            diag_end[bucket] = extent
-                        if score < hspthresh:
-                            continue
-                        r1 = left
-                        r2 = left - diag
-                out = _grow(out, n)
-                out[n, 0] = r1
-                out[n, 1] = r2
-                out[n, 2] = length
-                out[n, 3] = score
-                if parts > 1:
-                    out[n, 4] = e2
-                    out[n, 5] = rank
+                hits = _grow(hits, n)
+                hits[n, 0] = e1
+                hits[n, 1] = e2
+                hits[n, 2] = rank
                 n += 1
-        if 0 <= stop_after < n:
+        if n >= block_hits:
+            stop = i + 1
             break
-    return out[:n], n_raw
+    bounds = np.zeros(parts + 1, np.int64)
+    if parts == 1:
+        bounds[1] = n
+        return hits[:n], bounds, stop
+    # group by diagonal-hash range, each group in order (a counting sort)
+    for k in range(n):
+        bounds[(((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE + 1] += 1
+    for p in range(parts):
+        bounds[p + 1] += bounds[p]
+    fill = bounds[:parts].copy()
+    grouped = np.empty((n, 3), np.int64)
+    for k in range(n):
+        p = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
+        grouped[fill[p]] = hits[k]
+        fill[p] += 1
+    return grouped, bounds, stop
+
+
+@njit(cache=True, nogil=True)
+def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
+                 table, xdrop, hspthresh, ent_lo, ent_hi, mode, diag_end, stop_after,
+                 out, n):
+    """Stage 2 of the search: hits ``lo:hi`` of ``enumerate_hits`` through LASTZ's hit
+    processor, in order, against the diagonal hash ``diag_end``; the rows are appended
+    to ``out`` from row ``n`` (with 6 columns, each row also gets its hit's query end
+    and rank).  Other parameters as ``search_strand``.
+
+    Returns (out, n, n_raw, stopped): ``stopped`` once a query position ended with
+    more than ``stop_after`` (>= 0) rows.
+    """
+    n_raw = 0
+    tagged = out.shape[1] == 6
+    for k in range(lo, hi):
+        ka = k + AHEAD_PROCESS
+        if ka < hi:                            # the x-drop reads bytes either side
+            e1a = hits[ka, 0]
+            prefetch(t, e1a)
+            prefetch(diag_end, (e1a - hits[ka, 1]) & DIAG_HASH_MASK)
+            prefetch(t, e1a - 32)
+            prefetch(t, e1a + 32)
+        e1 = hits[k, 0]
+        e2 = hits[k, 1]
+        if 0 <= stop_after < n and k > lo and e2 != hits[k - 1, 1]:
+            return out, n, n_raw, True
+        n_raw += 1
+        # the row to emit: the hit itself, or its HSP (one emission site, so the
+        # growable output is rebound in one place only)
+        r1 = e1 - seed_len
+        r2 = e2 - seed_len
+        length = seed_len
+        score = 0
+        if mode != MODE_PLAIN:
+            diag = e1 - e2
+            bucket = diag & DIAG_HASH_MASK
+            if diag_end[bucket] > e2 - seed_len:
+                continue
+            if mode == MODE_NOEXTEND:
+                diag_end[bucket] = e2
+            else:
+                left, length, score, extent = _xdrop_hsp(
+                    t, q, e1, diag, diag_end[bucket], len1, len2, xdrop, table,
+                    ent_lo, ent_hi)
+                if extent > diag_end[bucket]:
+                    diag_end[bucket] = extent
+                if score < hspthresh:
+                    continue
+                r1 = left
+                r2 = left - diag
+        out = _grow(out, n)
+        out[n, 0] = r1
+        out[n, 1] = r2
+        out[n, 2] = length
+        out[n, 3] = score
+        if tagged:
+            out[n, 4] = e2
+            out[n, 5] = hits[k, 2]
+        n += 1
+    return out, n, n_raw, 0 <= stop_after < n
 
 
 @njit(cache=True)

@@ -553,8 +553,21 @@ class _Parser:
                         self.extra[key] = arg.split("=", 1)[1] if "=" in arg else True
                     else:
                         self.extra[key] = arg.split("=", 1)[1] if "=" in arg else True
+                    self.search_limit_clash(arg, key)
                     return True
         return False
+
+    def search_limit_clash(self, arg: str, key: str) -> None:
+        """LASTZ's one search limit (--queryhsplimit, --anyornone, --stopafter) and
+        --queryhspbest exclude each other, and the second of them is the one named."""
+        from .options import query_hsp_best, query_hsp_limit
+        if key == "queryhspbest" and any(k in self.extra for k in (
+                "queryhsplimit", "anyornone", "limitperquery")):
+            query_hsp_best(self.extra)                 # (a bad count is reported first)
+            raise OptionsError(f"can't use {arg} with --queryhsplimit")
+        if key.startswith("queryhsplimit") and "queryhspbest" in self.extra:
+            query_hsp_limit(self.extra)
+            raise OptionsError(f"can't use {arg} with --queryhspbest")
 
     def progress_word(self, arg: str) -> bool:
         """--progress[=N], --progress+masking[=N] and their --debug=queryprogress

@@ -330,6 +330,36 @@ def test_immediate_mode_search_limit_words_as_lastz(words, warned):
     assert (b"exceeded the limit of qualifying alignments" in lz.stderr) == warned
 
 
+@pytest.mark.parametrize("words", [
+    ["--anyornone", "--nogapped"], ["--stopafter=3", "--nogapped"],
+    ["--stopafter=5", "--nogapped", "--queryhsplimit=3"],
+    ["--stopafter=40", "--nogapped", "--identity=99.5"],
+    # LASTZ tests mismatches against --filter=nmatch's count here (0 when not given)
+    ["--stopafter=4", "--nogapped", "--filter=nmismatch:0..3"],
+    ["--stopafter=4", "--nogapped", "--filter=nmismatch:0..3", "--filter=nmatch:200"],
+    ["--stopafter=6", "--nogapped", "--nogfextend"],
+    ["--stopafter=3", "--nogapped", "--recoverseeds"],            # reported unmerged
+    ["--stopafter=3", "--nogapped", "--twins=5..100", "--queryhsplimit=2"],  # never stops
+    ["--stopafter=2", "--nogapped", "--strand=minus"],
+    ["--stopafter=2", "--nogapped", "--format=rdotplot"],
+], ids=" ".join)
+@pytest.mark.parametrize("multiple", [False, True], ids=["queries", "multiple"])
+def test_immediate_mode_without_gapped_extension_as_lastz(shared_pairs, words, multiple):
+    """--anyornone/--stopafter with --nogapped: each HSP that passes the back-end
+    filters is printed as the seed search finds it, at most N per query, and a strand
+    whose search finds more is counted over the HSP limit (end-of-run line always,
+    per-query warnings with a --queryhsplimit after them).  46 MERS genomes as 46
+    queries, and as one ([multiple]).  stdout and stderr byte for byte lastz's."""
+    p = shared_pairs / "mers_ref_vs_46isolates"
+    fmt = [] if any(w.startswith("--format") for w in words) else ["--format=general"]
+    lz, fz = lastz_and_fastz([str(p / "target.fa"),
+                              str(p / "query.fa") + ("[multiple]" if multiple else ""),
+                              *words, *fmt])
+    assert fz.stderr == lz.stderr
+    # (the MERS isolates have no HSP on their minus strands)
+    assert lz.stdout.count(b"\n") > (0 if "--strand=minus" in words else 1)
+
+
 def test_immediate_mode_limit_two_warnings_as_lastz(shared_pairs):
     """A limit above one: LASTZ remembers that many distinct alignments per query and
     counts one more before the strand's search stops (dmel2R: 3 stderr lines)."""

@@ -337,6 +337,10 @@ BAD_COMBOS = [
     "--2mismatch=1", "--seed=match(12x",
     "--seed=half1", "W=12 T=1", "P=-1", "--gap=1,2,3", "--word=32", "--yasra95:",
     "--yasra95:abc", "--segments=a --segments=b",
+    # one search limit or --queryhspbest: the later word is the one named
+    "--queryhsplimit=3 --queryhspbest=2", "--queryhspbest=2 --queryhsplimit=nowarn:3",
+    "--queryhspbest=2 --queryhsplimit+=3", "--anyornone --queryhspbest=2",
+    "--stopafter=4 --queryhspbest=2", "--stopafter=4 --queryhspbest=0",
 ]
 
 

@@ -54,7 +54,7 @@ def _refuse_unsupported(opts: Options) -> None:
     if "anyornone" in extra or "limitperquery" in extra:
         flag = EXTRA_FLAGS["anyornone" if "anyornone" in extra else "limitperquery"]
         other = [f for f, on in (
-            ("--nogapped", not opts.gapped), ("--self", opts.self_compare),
+            ("--self", opts.self_compare),
             ("--masking", opts.masking), ("--census", "census" in extra),
             ("--queryhspbest", "queryhspbest" in extra)) if on]
         if other:
@@ -346,9 +346,10 @@ class Aligner:
             # (--querydepth never applies there: LASTZ counts paired bases only in
             # the anchor loop, which this mode leaves empty)
             from .adaptive import hsp_limit_warnings
-            from .immediate import immediate_query
+            from .immediate import immediate_gapfree_query, immediate_query
             limit, warn = immediate
-            yield from self.by_query(partial(immediate_query, limit, warn), workers,
+            work = immediate_query if self.opts.gapped else immediate_gapfree_query
+            yield from self.by_query(partial(work, limit, warn), workers,
                                      replay=partial(hsp_limit_warnings, limit, warn))
         elif self.opts.hspthresh_top is not None or "queryhspbest" in self.opts.extra:
             # adaptive K (issue 6) and --queryhspbest (which keeps the best N): both
@@ -464,9 +465,10 @@ def run(opts: Options) -> int:
         if aligner.limit_exceeded:
             # (LASTZ counts strands: a query over the limit on both counts twice)
             n = aligner.limit_exceeded
-            immediate = immediate_limit(o.extra)
-            if immediate is None or immediate[1]:      # (LASTZ: only with warnings there)
-                what = "HSP limit" if immediate is None else "limit of qualifying alignments"
+            # (LASTZ: in the gapped HSP-immediate mode only with warnings)
+            gapped_immediate = o.gapped and immediate_limit(o.extra) is not None
+            if not gapped_immediate or immediate_limit(o.extra)[1]:
+                what = "limit of qualifying alignments" if gapped_immediate else "HSP limit"
                 sys.stderr.write(f"{n} quer{'y' if n == 1 else 'ies'} exceeded the {what}\n")
     if o.stats:
         from .report import write_stats

@@ -12,6 +12,9 @@ stops the search; nothing it would still find is printed.  With ``--anyornone``
 (N = 1) only the first alignment is printed.  In the formats that print gap-free
 segments (rdotplot, genseg, mafsegments) the cap counts segments (``output.c``'s
 ``printedForQuery``), so the N-th segment ends the query's output.
+
+Without gapped extension (``--nogapped``) each HSP that passes the back-end filters is
+printed as it is found (``immediate_gapfree_query``).
 """
 from __future__ import annotations
 
@@ -69,6 +72,42 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
         results.append(_result(bufs["-"], "-", kept + [finished["-"]], truncs))
     if "+" in strands:
         results.append(_result(bufs["+"], "+", [finished["+"]], []))
+    return results, over
+
+
+def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid):
+    """One query's strand results in HSP-immediate mode without gapped extension
+    (``--nogapped``; LASTZ ``collect_filtered_hsps``): each HSP that passes the
+    back-end filters is printed as the seed search finds it and counts one, so the
+    query's output is its first N such HSPs in discovery order, plus strand first.  A
+    strand's search stops, over the limit, after the query position where its count
+    passes N (each strand counts from zero; a --twins search never stops).  As
+    (results, notes) for
+    ``Aligner.by_query``; the notes name the strands over the limit."""
+    from dataclasses import replace
+
+    from .backend_filters import filter_alignments
+
+    o = aligner.opts
+    # LASTZ tests a segment's mismatches against --filter=nmatch's count here (0 when
+    # not given), not against --filter=nmismatch's
+    checks = (o if o.filter_nmismatch is None
+              else replace(o, filter_nmismatch=o.filter_nmatch or 0))
+    filtered = any(v is not None for v in (o.identity_min, o.identity_max, o.coverage_min,
+                                            o.coverage_max, o.filter_nmatch,
+                                            o.filter_nmismatch))
+    cap = PrintCap(aligner, limit)
+    results, over = [], []
+    for s in strands:
+        query = bufs[s]
+        # unfiltered, the first N + 1 HSPs decide everything: stop the search there
+        hsps = aligner.find_hsps(query, s, unmerged=True,
+                                 stop_after=-1 if filtered else limit)
+        alns = filter_alignments(Alignments.from_hsps(hsps, "hsp" if o.gfextend else "hit"),
+                                 aligner.target, query, checks)
+        if len(alns) > limit and o.twins_max is None:   # (LASTZ's twin search never stops)
+            over.append(query.name)
+        results.append(StrandResult(query, s, cap.take(alns, query)))
     return results, over
 
 

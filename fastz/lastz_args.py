@@ -21,7 +21,8 @@ from .lastz_words import (  # noqa: F401  (re-exported)
     FORMATS, GENERAL_FIELDS, GENERAL_FORMATS, GENERAL_PREFIXES, HELP_WORDS, MAPPING_FIELDS,
     SEGMENT_FIELDS, STANDARD_FIELDS, YASRA, YASRA_NEW, HelpRequested, LEAD_FLOAT, check_format,
     float32, lead_int, parse_general_fields, pct, pct_range, score_thresh, version_tuple)
-from .options import SEED_12OF19, SEED_14OF22, Options, normalize_seed, seed_display
+from .options import (PLUS_FORM, SEED_12OF19, SEED_14OF22, Options, normalize_seed,
+                      seed_display)
 from .scoring import string_to_int, string_to_score, string_to_unitized_int
 
 
@@ -543,7 +544,7 @@ class _Parser:
                     if key == "debug":
                         self.extra.setdefault("debug", []).append(arg)
                     elif key == "queryhsplimit_keep":   # one limit, the last word wins
-                        self.extra["queryhsplimit"] = "+" + arg.split("=", 1)[1]
+                        self.extra["queryhsplimit"] = PLUS_FORM + arg.split("=", 1)[1]
                     elif key in ("anyornone", "limitperquery"):
                         # LASTZ keeps one search limit: --anyornone/--stopafter replace
                         # an earlier --queryhsplimit (and each other); a later

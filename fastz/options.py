@@ -451,18 +451,25 @@ class Options:
 
 # --- rare LASTZ values kept as words in Options.extra, parsed (and checked) here ---------
 
+#: How ``extra["queryhsplimit"]`` marks the ``--queryhsplimit+=`` spelling (a NUL: no
+#: command-line word holds one, so ``--queryhsplimit=+5`` stays a plain limit of 5)
+PLUS_FORM = "\0"
+
+
 def query_hsp_limit(extra: dict) -> tuple[int, bool, bool] | None:
     """``--queryhsplimit=[warn:|nowarn:|keep,nowarn:]<n>`` and ``--queryhsplimit+=
-    [warn:|nowarn:]<n>`` (kept as ``+...``) -> (n, warn, keep)."""
+    [warn:|nowarn:]<n>`` (kept after ``PLUS_FORM``) -> (n, warn, keep)."""
     if "queryhsplimit" not in extra:
         return None
     from .scoring import string_to_unitized_int
     val = str(extra["queryhsplimit"])
-    warn, keep = True, False
     # (LASTZ 1.04.22 reads "keep:<n>" whole, so that is not a number there either)
-    for prefix, w, k in (("keep,nowarn:", False, True), ("nowarn:", False, False),
-                         ("warn:", True, False), ("+nowarn:", False, True),
-                         ("+warn:", True, True), ("+", True, True)):
+    forms = (("keep,nowarn:", False, True), ("nowarn:", False, False), ("warn:", True, False))
+    warn, keep = True, False
+    if val.startswith(PLUS_FORM):                      # --queryhsplimit+=...
+        val, keep = val[len(PLUS_FORM):], True
+        forms = (("nowarn:", False, True), ("warn:", True, True))
+    for prefix, w, k in forms:
         if val.startswith(prefix):
             val, warn, keep = val[len(prefix):], w, k
             break

@@ -341,6 +341,7 @@ BAD_COMBOS = [
     "--queryhsplimit=3 --queryhspbest=2", "--queryhspbest=2 --queryhsplimit=nowarn:3",
     "--queryhspbest=2 --queryhsplimit+=3", "--anyornone --queryhspbest=2",
     "--stopafter=4 --queryhspbest=2", "--stopafter=4 --queryhspbest=0",
+    "--queryhsplimit=+warn:5", "--queryhsplimit=keep:5", "--queryhsplimit+=keep,nowarn:5",
 ]
 
 

@@ -263,16 +263,6 @@ def test_errors(lastz_data, monkeypatch, args, message):
         fastz_output([CAT, PIG, *args.split()], lastz_data, monkeypatch)
 
 
-def test_queryhsplimit_with_self_nogapped_refused(lastz_data, monkeypatch):
-    """LASTZ counts the gap-free mirror images against --queryhsplimit: not done yet."""
-    from fastz.errors import FastzError
-
-    with pytest.raises(FastzError, match="not yet supported by fastz: --queryhsplimit "
-                                         "with --self --nogapped$"):
-        fastz_output([CAT, "--self", "--nogapped", "--queryhsplimit=nowarn:9"], lastz_data,
-                     monkeypatch)
-
-
 # --- the default path and the per-hit cells ----------------------------------------------------
 
 

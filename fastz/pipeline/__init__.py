@@ -45,10 +45,7 @@ def _refuse_unsupported(opts: Options) -> None:
     for key in ("queryhspbest", "queryhsplimit"):
         if key not in extra:
             continue
-        other = [flag for flag, on in (
-            ("--segments", opts.segments_file),
-            # (LASTZ counts the gap-free mirror images against the limit)
-            ("--self --nogapped", key == "queryhsplimit" and opts.mirrors_hsps)) if on]
+        other = [flag for flag, on in (("--segments", opts.segments_file),) if on]
         if other:
             missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")
     if "anyornone" in extra or "limitperquery" in extra:

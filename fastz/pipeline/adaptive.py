@@ -136,7 +136,8 @@ def limited_hsp_query(limit: int, keep: bool, aligner, strands, bufs, sid):
     the query is dropped whole when the two strands together have more than ``limit``.
     An unstopped search is a complete one, so counting complete searches decides the
     same.  LASTZ's twin hit processor never stops a search (nor warns), it only drops.
-    HSPs are counted before --twins/--recoverseeds merge them.  With ``keep``
+    HSPs are counted before --twins/--recoverseeds merge them, and with --self
+    --nogapped together with their mirror images (``_table_rows``).  With ``keep``
     (``--queryhsplimit+=``, ``=keep,nowarn:``) nothing is dropped: a stopped strand
     keeps the HSPs found up to the query position where it stopped.  A kept query is
     finished minus strand first (collectHspsSeparately)."""
@@ -149,11 +150,24 @@ def limited_hsp_query(limit: int, keep: bool, aligner, strands, bufs, sid):
                                  stop_after=left if keep and stops else -1)
         if stops and hsps.shape[0] > left:           # LASTZ's search stops here
             over.append(bufs[s].name)
-        if prev + hsps.shape[0] > limit and not keep:
+        n = _table_rows(aligner, bufs[s], s, hsps)
+        if prev + n > limit and not keep:
             return [], over
         found[s] = hsps
-        prev += hsps.shape[0]
+        prev += n
     return _finish_limited(aligner, limit, strands, bufs, found), over
+
+
+def _table_rows(aligner, query, strand, hsps) -> int:
+    """How many rows a strand's HSPs fill in LASTZ's anchor table, which the query's
+    limit counts: with --self --nogapped each HSP is followed by its mirror image
+    there (collect_hsps; the search's own stop counts the HSPs alone)."""
+    if not aligner.opts.mirrors_hsps:
+        return hsps.shape[0]
+    from .filtering import _strand_length
+    from .mirror import mirror_hsps
+    return mirror_hsps(hsps, _strand_length(aligner.target.chars),
+                       _strand_length(query.chars), strand == "+").shape[0]
 
 
 def _finish_limited(aligner, limit, strands, bufs, found):

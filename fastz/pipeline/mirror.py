@@ -37,25 +37,24 @@ def mirror_hsps(hsps: np.ndarray, len1: int, len2: int, same_strand: bool) -> np
 
 def mirror_images(hsps: np.ndarray, len1: int, len2: int, same_strand: bool):
     """``mirror_hsps`` and, per row, whether it is a mirror image (of the row before)."""
-    rows, image = [], []
-    for p1, p2, n, s in zip(hsps["pos1"].tolist(), hsps["pos2"].tolist(),
-                            hsps["length"].tolist(), hsps["score"].tolist()):
-        rows.append((p1, p2, n, s))
-        image.append(False)
-        e1, e2 = p1 + n, p2 + n                        # LASTZ reports segment ends
-        if same_strand:
-            s1, s2 = e1, e2
-        else:
-            s1, s2 = len1 - e1 + n, len2 - e2 + n
-            if s2 == e1 and s1 == e2:
-                continue
-        rows.append((s2 - n, s1 - n, n, s))
-        image.append(True)
-    out = np.empty(len(rows), HSP_DTYPE)
-    if rows:
-        arr = np.array(rows, np.int64)
-        out["pos1"], out["pos2"], out["length"], out["score"] = arr.T
-    return out, np.array(image, dtype=np.bool_)
+    p1, p2 = hsps["pos1"].astype(np.int64), hsps["pos2"].astype(np.int64)
+    n = hsps["length"].astype(np.int64)
+    if same_strand:                                    # (LASTZ reports segment ends)
+        m1, m2 = p2, p1
+        imaged = np.ones(p1.shape[0], np.bool_)
+    else:
+        m1, m2 = len2 - (p2 + n), len1 - (p1 + n)
+        imaged = (m1 != p1) | (m2 != p2)               # not its own image
+    out = np.empty(2 * p1.shape[0], HSP_DTYPE)         # each row, then its image
+    image = np.zeros(out.shape[0], np.bool_)
+    image[1::2] = True
+    for name, row, mirrored in (("pos1", p1, m1), ("pos2", p2, m2), ("length", n, n),
+                                ("score", hsps["score"], hsps["score"])):
+        out[name][0::2] = row
+        out[name][1::2] = mirrored
+    keep = np.ones(out.shape[0], np.bool_)
+    keep[1::2] = imaged
+    return out[keep], image[keep]
 
 
 # --- edit scripts --------------------------------------------------------------------

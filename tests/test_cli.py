@@ -360,6 +360,28 @@ def test_immediate_mode_without_gapped_extension_as_lastz(shared_pairs, words, m
     assert lz.stdout.count(b"\n") > (0 if "--strand=minus" in words else 1)
 
 
+@pytest.mark.parametrize("words", [
+    ["--anyornone", "--masking=1"], ["--stopafter=3", "--masking=1", "--format=maf"],
+    ["--anyornone", "--census"], ["--stopafter=2", "--queryhsplimit=1", "--masking=2"],
+    ["--anyornone", "--masking=1", "--progress+masking", "--format=axt"],
+    ["--stopafter=3", "--nogapped", "--masking=1"],
+    ["--anyornone", "--nogapped", "--masking=1", "--strand=minus"],
+    ["--stopafter=3", "--nogapped", "--census"],
+], ids=" ".join)
+def test_immediate_mode_with_dynamic_masking_as_lastz(shared_pairs, words):
+    """--anyornone/--stopafter with --masking/--census: LASTZ's census counts only what
+    finishing a strand finds (printed or not), never the immediate alignments, so of
+    the 46 MERS isolates only the one identical to the reference masks the target
+    (its trivial self-alignment, after which nothing aligns); without gapped extension
+    nothing is counted, and each strand's x stanza (n 0) follows the query's last HSP,
+    the minus strand's first.  stdout and stderr as lastz's (clock readings blanked)."""
+    p = shared_pairs / "mers_ref_vs_46isolates"
+    lz, fz = lastz_and_fastz([str(p / "target.fa"), str(p / "query.fa"), *words])
+    assert _times_dropped(fz.stderr) == _times_dropped(lz.stderr)
+    if words == ["--anyornone", "--masking=1"]:
+        assert b"x {\n  n 30111\n}" in lz.stdout      # (the identical isolate's)
+
+
 def test_immediate_mode_limit_two_warnings_as_lastz(shared_pairs):
     """A limit above one: LASTZ remembers that many distinct alignments per query and
     counts one more before the strand's search stops (dmel2R: 3 stderr lines)."""

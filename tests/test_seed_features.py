@@ -245,8 +245,6 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("--anyornone K=top5", "can't use --anyornone with adaptive hsp score threshold"),
     ("--queryhspbest=2 --anyornone",             # (lastz runs this one)
      "not yet supported by fastz: --anyornone with --queryhspbest$"),
-    ("--stopafter=2 --masking=1",
-     "not yet supported by fastz: --limitperquery with --masking$"),
     ("--querydepth=x", '"x" is not a number'),
     ("--chores=c.txt", "not yet supported by fastz: --chores$"),
     ("--tableonly", "not yet supported by fastz: --tableonly$"),

@@ -52,7 +52,6 @@ def _refuse_unsupported(opts: Options) -> None:
         flag = EXTRA_FLAGS["anyornone" if "anyornone" in extra else "limitperquery"]
         other = [f for f, on in (
             ("--self", opts.self_compare),
-            ("--masking", opts.masking), ("--census", "census" in extra),
             ("--queryhspbest", "queryhspbest" in extra)) if on]
         if other:
             missing.append(f"{flag} with {'/'.join(other)}")

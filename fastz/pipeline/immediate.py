@@ -60,18 +60,21 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     # then LASTZ finishes each strand with no anchors left: that prints the trivial
     # self-alignment of a query identical to the target (unless --notrivial); the
     # minus strand is finished with its search, the plus strand last, on its own
-    finished = {}
+    finished, printed = {}, {}
+    census = aligner.census is not None              # (--masking, --census)
     for s in strands[::-1]:
-        finished[s] = cap.take(_extend(aligner, bufs[s], s, no_anchors, found[s][1]),
-                               bufs[s])
+        finished[s] = _extend(aligner, bufs[s], s, no_anchors, found[s][1])
+        printed[s] = cap.take(finished[s], bufs[s])
     if "+" in strands:
         kept, truncs = found["+"]
-        results.append(_result(bufs["+"], "+", kept, truncs))
+        results.append(_result(bufs["+"], "+", kept, truncs, [] if census else None))
     if "-" in strands:
         kept, truncs = found["-"]
-        results.append(_result(bufs["-"], "-", kept + [finished["-"]], truncs))
+        results.append(_result(bufs["-"], "-", kept + [printed["-"]], truncs,
+                               [finished["-"]] if census else None))
     if "+" in strands:
-        results.append(_result(bufs["+"], "+", [finished["+"]], []))
+        results.append(_result(bufs["+"], "+", [printed["+"]], [],
+                               [finished["+"]] if census else None))
     return results, over
 
 
@@ -108,6 +111,18 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
         if len(alns) > limit and o.twins_max is None:   # (LASTZ's twin search never stops)
             over.append(query.name)
         results.append(StrandResult(query, s, cap.take(alns, query)))
+    if aligner.census is not None:
+        # --masking/--census count none of them; each strand is finished with nothing
+        # to count after the query's search, minus strand first, which writes its x
+        # stanza (n 0) after the query's last HSP
+        kind = "hsp" if o.gfextend else "hit"
+        for res in results:
+            res.stats["census"] = None
+        results[-1].stats["census"] = Alignments.empty(kind)
+        if len(strands) == 2:
+            plus = StrandResult(bufs["+"], "+", Alignments.empty(kind))
+            plus.stats["census"] = Alignments.empty(kind)
+            results.append(plus)
     return results, over
 
 
@@ -164,8 +179,13 @@ def _extend(aligner, query, strand, anchors, truncs, with_trivial=True) -> Align
     return filter_alignments(alns, aligner.target, query, o)
 
 
-def _result(query, strand, parts, truncs) -> StrandResult:
+def _result(query, strand, parts, truncs, census=None) -> StrandResult:
+    """A strand's result; ``census``: the alignments (of those finishing it found,
+    printed or not) that --masking/--census count (``masking.masked_results``), where
+    they are counted."""
     res = StrandResult(query, strand, Alignments.concat([a for a in parts if len(a)]))
     if truncs:
         res.stats["truncations"] = np.concatenate(truncs)
+    if census is not None:
+        res.stats["census"] = Alignments.concat([a for a in census if len(a)])
     return res

@@ -141,8 +141,12 @@ def masked_results(aligner, results):
     if aligner.index is not None and "maxwordcount" in (o.extra or {}):
         limited = np.sort(aligner.index.pos)        # what --maxwordcount left
     for res in results:
-        if len(res.alignments) or not o.gapped:
-            res.stats["num_masked"] = cen.update(res.alignments)
+        # (the HSP-immediate mode's strands name what LASTZ's census counts: only what
+        # finishing the strand found, printed or not, never the immediate alignments;
+        # None: the strand is finished later, in a result of its own)
+        counted = res.stats.pop("census", res.alignments)
+        if counted is not None and (len(counted) or not o.gapped):
+            res.stats["num_masked"] = cen.update(counted)
         yield res
         if cen.apply() and aligner.index is not None:
             aligner.index = build_index(aligner.target.chars, o.seed, o.step, word=o.word)

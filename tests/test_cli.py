@@ -317,6 +317,9 @@ def test_progress_counts_empty_queries(tmp_path):
     (["--anyornone", "--queryhsplimit+=warn:1", "--format=rdotplot"], True),
     (["--anyornone", "--querydepth=0.001"], False),
     (["--stopafter=3", "--querydepth=keep:0.01"], False),
+    # a --queryhspbest before them has no effect (its table stays empty in this mode)
+    (["--queryhspbest=3", "--anyornone"], False),
+    (["--queryhspbest=1", "--stopafter=3", "--nogapped"], False),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
 def test_immediate_mode_search_limit_words_as_lastz(words, warned):
     """LASTZ keeps one search limit: --anyornone/--stopafter replace an earlier

@@ -243,8 +243,6 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("--anyornone --inner=2000", "can't use --anyornone with --inner"),
     ("--stopafter=3 --chain", "can't use --anyornone with --chain"),
     ("--anyornone K=top5", "can't use --anyornone with adaptive hsp score threshold"),
-    ("--queryhspbest=2 --anyornone",             # (lastz runs this one)
-     "not yet supported by fastz: --anyornone with --queryhspbest$"),
     ("--querydepth=x", '"x" is not a number'),
     ("--chores=c.txt", "not yet supported by fastz: --chores$"),
     ("--tableonly", "not yet supported by fastz: --tableonly$"),

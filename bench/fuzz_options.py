@@ -7,6 +7,7 @@ succeeded.  Mismatches go to the report (one line each, with the command to repr
     python bench/fuzz_options.py --trials 200 --seed 1            # report on stdout
     python bench/fuzz_options.py --trials 50 --pairs dengue1_vs_dengue2 -o /tmp/fuzz.txt
     FASTZ_GPU_ENGINE=twin python bench/fuzz_options.py --fastz=--backend=gpu  # GPU path, CPU twins
+    python bench/fuzz_options.py --trials 40 --with='--stopafter=3 --nogapped'  # one mode
 
 A trial where lastz itself fails is a match only if fastz fails too (messages may differ).
 """
@@ -134,6 +135,9 @@ def main(argv=None) -> int:
     ap.add_argument("--pairs", nargs="*", default=list(SMALL_PAIRS))
     ap.add_argument("--fastz", default="", help="extra words for fastz only, e.g. "
                     "'--workers=2' or '--backend=gpu' (with FASTZ_GPU_ENGINE=twin set)")
+    ap.add_argument("--with", dest="with_words", default="",
+                    help="words every trial adds for both programs, to fuzz one mode, "
+                         "e.g. '--stopafter=3 --nogapped'")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per program run")
     ap.add_argument("--self-share", type=float, default=0.15,
                     help="share of trials that align the target with itself (--self)")
@@ -144,6 +148,9 @@ def main(argv=None) -> int:
     bad = 0
     for trial in range(args.trials):
         pair, words = draw(rng, args.pairs, args.self_share)
+        if args.with_words:
+            # (before the trial's --format word: LASTZ's last format word wins anyway)
+            words[-1:-1] = args.with_words.split()
         cwd = PAIRS / pair
         start = time.perf_counter()
         try:

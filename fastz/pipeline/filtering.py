@@ -325,17 +325,25 @@ def search_parts(args, len2: int, self_mode: int, parts: int):
             blocks = list(pool.map(enumerate_block, range(first, len2, step)[:parts]))
             # a block that stopped early (its hits filled a batch) ends the round: the
             # blocks after it are enumerated again next round, from where it stopped
+            # (with smaller blocks)
             used = next((k for k, b in enumerate(blocks)
                          if b[2] < min(first + (k + 1) * step, len2)), len(blocks) - 1)
             blocks = blocks[:used + 1]
             list(pool.map(process_range, range(parts), [blocks] * parts))
+            # the next blocks hold about half a batch of hits at this round's density,
+            # so few stop early (each stop wastes the blocks enumerated after it)
+            held = sum(b[0].shape[0] for b in blocks)
+            covered = blocks[-1][2] - first
+            step = BLOCK_POSITIONS if held == 0 else min(
+                BLOCK_POSITIONS, max(1024, kfilt.BLOCK_HITS * covered // (2 * held)))
             first = blocks[-1][2]
     found = np.concatenate([o[:n] for o, n in zip(outs, rows)])
     return found[np.lexsort((found[:, 5], found[:, 4]))][:, :4], sum(raw)
 
 
 #: Query positions of one thread's block in ``search_parts`` (about 350,000 seed hits
-#: of the default seed on bacterial genomes)
+#: of the default seed on bacterial genomes), at most: where the hits are denser, the
+#: blocks shrink to hold about half of ``kernels.filtering.BLOCK_HITS``
 BLOCK_POSITIONS = 1 << 16
 
 

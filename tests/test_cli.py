@@ -417,6 +417,12 @@ def ce2_200kb(tmp_path_factory):
     ["--queryhsplimit=9496", "--nogapped"], ["--queryhsplimit=nowarn:9495", "--nogapped"],
     ["--queryhsplimit=5000", "--nogapped"], ["--queryhsplimit=keep,nowarn:3000", "--nogapped"],
     ["--queryhsplimit+=5000", "--nogapped"], ["--queryhsplimit=+6833", "--nogapped"],
+    # the HSP-immediate mode: gap-free, each HSP is printed with its mirror image, which
+    # the print cap counts too
+    ["--stopafter=5", "--nogapped"], ["--anyornone", "--nogapped", "--strand=minus"],
+    ["--stopafter=6", "--nogapped", "--identity=90", "--queryhsplimit=3"],
+    ["--stopafter=30", "--nogapped", "--masking=1"], ["--stopafter=3"],
+    ["--stopafter=3", "--nomirror"], ["--anyornone", "--notrivial"],
 ], ids=" ".join)
 def test_self_with_per_query_tables_as_lastz(ce2_200kb, words):
     """--self with K=top, --queryhspbest and --queryhsplimit: the plus strand searches

@@ -48,13 +48,6 @@ def _refuse_unsupported(opts: Options) -> None:
         other = [flag for flag, on in (("--segments", opts.segments_file),) if on]
         if other:
             missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")
-    if "anyornone" in extra or "limitperquery" in extra:
-        flag = EXTRA_FLAGS["anyornone" if "anyornone" in extra else "limitperquery"]
-        # (a --queryhspbest before them is accepted and has no effect, as in LASTZ: the
-        # HSP table it chooses from stays empty in this mode)
-        other = [f for f, on in (("--self", opts.self_compare),) if on]
-        if other:
-            missing.append(f"{flag} with {'/'.join(other)}")
     # LASTZ options that change what it writes (chores, the seed-table and capsule
     # tools, debugging dumps): refused by name
     for key in _UNSUPPORTED_EXTRAS:

@@ -106,10 +106,15 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
         # unfiltered, the first N + 1 HSPs decide everything: stop the search there
         hsps = aligner.find_hsps(query, s, unmerged=True,
                                  stop_after=-1 if filtered else limit)
-        alns = filter_alignments(Alignments.from_hsps(hsps, "hsp" if o.gfextend else "hit"),
-                                 aligner.target, query, checks)
+        kind = "hsp" if o.gfextend else "hit"
+        alns = filter_alignments(Alignments.from_hsps(hsps, kind), aligner.target, query,
+                                 checks)
         if len(alns) > limit and o.twins_max is None:   # (LASTZ's twin search never stops)
             over.append(query.name)
+        if o.mirrors_hsps:
+            # --self: each HSP is printed with its mirror image, which the print cap
+            # counts too (the search's count does not)
+            alns = Alignments.from_hsps(_mirrored(aligner, query, s, alns), kind)
         results.append(StrandResult(query, s, cap.take(alns, query)))
     if aligner.census is not None:
         # --masking/--census count none of them; each strand is finished with nothing
@@ -124,6 +129,19 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
             plus.stats["census"] = Alignments.empty(kind)
             results.append(plus)
     return results, over
+
+
+def _mirrored(aligner, query, strand, alns):
+    """Gap-free ``alns`` as HSP rows, each followed by its mirror image (--self)."""
+    from ..records import HSP_DTYPE
+    from .filtering import _strand_length
+    from .mirror import mirror_hsps
+
+    hsps = np.empty(len(alns), HSP_DTYPE)
+    hsps["pos1"], hsps["pos2"] = alns.beg1, alns.beg2
+    hsps["length"], hsps["score"] = alns.end1 - alns.beg1, alns.score
+    return mirror_hsps(hsps, _strand_length(aligner.target.chars),
+                       _strand_length(query.chars), strand == "+")
 
 
 class _Search:

@@ -85,8 +85,8 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
     query's output is its first N such HSPs in discovery order, plus strand first.  A
     strand's search stops, over the limit, after the query position where its count
     passes N (each strand counts from zero; a --twins search never stops).  As
-    (results, notes) for
-    ``Aligner.by_query``; the notes name the strands over the limit."""
+    (results, notes) for ``Aligner.by_query``; the notes name the strands over the
+    limit."""
     from dataclasses import replace
 
     from .backend_filters import filter_alignments
@@ -99,6 +99,7 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
     filtered = any(v is not None for v in (o.identity_min, o.identity_max, o.coverage_min,
                                             o.coverage_max, o.filter_nmatch,
                                             o.filter_nmismatch))
+    kind = "hsp" if o.gfextend else "hit"
     cap = PrintCap(aligner, limit)
     results, over = [], []
     for s in strands:
@@ -106,7 +107,6 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
         # unfiltered, the first N + 1 HSPs decide everything: stop the search there
         hsps = aligner.find_hsps(query, s, unmerged=True,
                                  stop_after=-1 if filtered else limit)
-        kind = "hsp" if o.gfextend else "hit"
         alns = filter_alignments(Alignments.from_hsps(hsps, kind), aligner.target, query,
                                  checks)
         if len(alns) > limit and o.twins_max is None:   # (LASTZ's twin search never stops)
@@ -120,7 +120,6 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
         # --masking/--census count none of them; each strand is finished with nothing
         # to count after the query's search, minus strand first, which writes its x
         # stanza (n 0) after the query's last HSP
-        kind = "hsp" if o.gfextend else "hit"
         for res in results:
             res.stats["census"] = None
         results[-1].stats["census"] = Alignments.empty(kind)

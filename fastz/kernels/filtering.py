@@ -248,16 +248,17 @@ def enumerate_hits(dir_, low, pos, low_bits,
         bounds[1] = n
         return hits[:n], bounds, stop
     # group by diagonal-hash range, each group in order (a counting sort)
+    part = np.empty(n, np.int64)
     for k in range(n):
-        bounds[(((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE + 1] += 1
+        part[k] = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
+        bounds[part[k] + 1] += 1
     for p in range(parts):
         bounds[p + 1] += bounds[p]
     fill = bounds[:parts].copy()
     grouped = np.empty((n, 3), np.int64)
     for k in range(n):
-        p = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
-        grouped[fill[p]] = hits[k]
-        fill[p] += 1
+        grouped[fill[part[k]]] = hits[k]
+        fill[part[k]] += 1
     return grouped, bounds, stop
 
 

@@ -42,12 +42,9 @@ def _refuse_unsupported(opts: Options) -> None:
     if getattr(opts, "anchors_file", None):
         missing.append("--anchors")
     extra = opts.extra or {}
-    for key in ("queryhspbest", "queryhsplimit"):
-        if key not in extra:
-            continue
-        other = [flag for flag, on in (("--segments", opts.segments_file),) if on]
-        if other:
-            missing.append(f"{EXTRA_FLAGS[key]} with {'/'.join(other)}")
+    # (--queryhsplimit with --segments is LASTZ's own error, raised by validate)
+    if "queryhspbest" in extra and opts.segments_file:
+        missing.append("--queryhspbest with --segments")
     # LASTZ options that change what it writes (chores, the seed-table and capsule
     # tools, debugging dumps): refused by name
     for key in _UNSUPPORTED_EXTRAS:
@@ -455,8 +452,9 @@ def run(opts: Options) -> int:
             # (LASTZ counts strands: a query over the limit on both counts twice)
             n = aligner.limit_exceeded
             # (LASTZ: in the gapped HSP-immediate mode only with warnings)
-            gapped_immediate = o.gapped and immediate_limit(o.extra) is not None
-            if not gapped_immediate or immediate_limit(o.extra)[1]:
+            immediate = immediate_limit(o.extra)
+            gapped_immediate = o.gapped and immediate is not None
+            if not gapped_immediate or immediate[1]:
                 what = "limit of qualifying alignments" if gapped_immediate else "HSP limit"
                 sys.stderr.write(f"{n} quer{'y' if n == 1 else 'ies'} exceeded the {what}\n")
     if o.stats:

@@ -132,13 +132,10 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
 
 def _mirrored(aligner, query, strand, alns):
     """Gap-free ``alns`` as HSP rows, each followed by its mirror image (--self)."""
-    from ..records import HSP_DTYPE
-    from .filtering import _strand_length
+    from .filtering import _as_hsps, _strand_length
     from .mirror import mirror_hsps
 
-    hsps = np.empty(len(alns), HSP_DTYPE)
-    hsps["pos1"], hsps["pos2"] = alns.beg1, alns.beg2
-    hsps["length"], hsps["score"] = alns.end1 - alns.beg1, alns.score
+    hsps = _as_hsps(np.stack([alns.beg1, alns.beg2, alns.end1 - alns.beg1, alns.score], 1))
     return mirror_hsps(hsps, _strand_length(aligner.target.chars),
                        _strand_length(query.chars), strand == "+")
 

@@ -35,6 +35,24 @@ class Partitions:
         return np.searchsorted(self.offset, pos, side="right") - 1
 
 
+@dataclass(frozen=True)
+class ChoreWindow:
+    """A ``--chores`` line as one query strand buffer sees it (``fastz.io.chores``):
+    seed hits must lie in target ``[t_lo, t_hi)`` and query ``[q_lo, q_hi)``, and
+    gapped extension stays inside them."""
+
+    t_lo: int
+    t_hi: int
+    q_lo: int
+    q_hi: int
+    tag: str                      # id=<tag> ("" without one)
+    number: int                   # the chore's number among its query's (1, 2, ...)
+
+    @property
+    def bounds(self) -> tuple[int, int, int, int]:
+        return self.t_lo, self.t_hi, self.q_lo, self.q_hi
+
+
 @dataclass
 class Sequence:
     """One loaded sequence (or one partitioned group of sequences)."""
@@ -49,6 +67,7 @@ class Sequence:
     true_length: int = 0          # length of the whole source record
     revcomp: bool = False         # loaded reverse-complemented (trailing '-' / revcomp action)
     partitions: Partitions | None = None   # set for [multiple] / separator sequences
+    chore: ChoreWindow | None = None       # --chores: the chore this strand buffer is for
 
     def __len__(self) -> int:
         return int(self.chars.shape[0])

@@ -472,7 +472,8 @@ class _Ctx:
                 n, d = (d - n, n) if n else (0, 0)
             return _ratio(n, d, True, True)
         if k == "*":
-            return "NA"
+            chore = self.qinfo.seq.chore            # --chores: the chore's id= tag
+            return chore.tag if chore is not None and chore.tag else "NA"
         if k == "J":
             return self.nucs(self.p1, self.rev1, v.t)
         if k == "p":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import sys
 import zlib
 from dataclasses import dataclass
@@ -147,6 +148,7 @@ class _SequenceFile:
         stream = _Checked(stream, filename)
         # LASTZ reads the first record twice (count, then store) when it can seek back
         self.rewinds = _seekable(stream) and spec.subset is None and \
+            spec.chores is None and \
             not (spec.subsample and spec.subsample[0] > 1 and spec.subsample[1] > 1)
         if stream.peek(2)[:2] == b"\x1f\x8b":      # gzip: read through it (LASTZ can't)
             stream = _Checked(gzip.open(stream, "rb"), filename)
@@ -452,6 +454,79 @@ def iter_queries(spec: str | None, opts, on_load=None) -> Iterator[Sequence]:
         src.close()
         raise
     return _queries(src, on_load)
+
+
+def chores_path(spec_text: str | None, opts) -> str | None:
+    """The query's chores file (``--chores=FILE`` or ``[chores=FILE]``), after LASTZ's
+    checks of the specifier; None without one."""
+    given = (getattr(opts, "extra", None) or {}).get("chores")
+    if spec_text is None:
+        return given
+    spec = parse_specifier(spec_text)
+    if spec.chores is not None and given is not None:
+        raise InputError(f"(for {spec.path}) only one chores file allowed: chores={given} "
+                         f"chores={spec.chores}")
+    path = spec.chores or given
+    if path is None:
+        return None
+    if spec.select is not None:
+        raise InputError(f"(for {spec.path}) can't use these together: {spec.select} {path}")
+    if spec.subset is not None:
+        raise InputError(f"(for {spec.path}) can't use these together: {spec.subset} {path}")
+    if spec.partitioned:
+        raise InputError("can't use --chores with [multiple]" if spec.multiple else
+                         "not yet supported by fastz: --chores with [separator]")
+    return path
+
+
+def iter_chores(spec: str | None, opts, path: str, on_chore=None, scan: bool = False):
+    """(query, chore, number) for each chore of ``path`` (``fastz.io.chores``), in
+    order: the query record the chore names, loaded once for a run of chores on it
+    where LASTZ re-uses it (see that module), and the chore's number among its
+    query's.  Chores on an empty query are skipped (``on_chore(query, chore, number)``
+    still sees them: ``--progress``).  ``scan``: as ``scan_queries``, a read ahead of
+    the run (no warnings; stdin put back where it was)."""
+    from .chores import read_chores
+
+    back = sys.stdin.buffer.tell() if scan and spec is None else None
+    src = _open(spec, opts)
+    src.warn = not scan
+    try:
+        if src.kind == "nib":
+            raise InputError(f"chores file only valid for fasta, fastq, csfasta, 2bit or hsx "
+                             f"files ({path})")
+        chores = read_chores(path)
+        first = next(chores, None)
+        if first is None:
+            raise InputError(f"chores file is empty: {path}")
+    except BaseException:
+        src.close()
+        raise
+    return _chore_queries(src, itertools.chain([first], chores), on_chore, back)
+
+
+def _chore_queries(src: _SequenceFile, chores, on_chore, back):
+    text = src.kind in ("fasta", "fastq")
+    current, number = None, 0
+    try:
+        for chore in chores:
+            if current is not None and chore.query == current.name and not text:
+                number += 1                      # (a 2bit file re-uses the record)
+            else:
+                # LASTZ searches on from the record it loaded last
+                if text and src.reader.hit_eof:
+                    return
+                src._search(chore.query)
+                rec = src._load(keep=True)
+                current, number = _single(src, rec), 1
+            if on_chore is not None:
+                on_chore(current, chore, number)
+            if len(current):
+                yield current, chore, number
+    finally:
+        src.close()
+        if back is not None:
+            sys.stdin.buffer.seek(back)
 
 
 def rereadable(spec: str | None) -> bool:

@@ -38,6 +38,7 @@ class SeqSpec:
     multiple: bool = False             # ``multiple``: all sequences joined into one
     separator: str | None = None       # ``separator=<ch>``: split at this character
     subset: str | None = None          # ``subset=<file>`` / ``@<file>``: names to keep
+    chores: str | None = None          # ``chores=<file>``: alignment chores (query only)
     subsample: tuple[int, int] | None = None   # ``subsample=k/n``
     unmask: bool = False
     softmask: str | None = None
@@ -284,8 +285,7 @@ def _simple_action(out: SeqSpec, fname: str, action: str, st: dict) -> bool:
         out.subset = names
     elif action.startswith("chores="):
         no_pending()
-        raise InputError(f'(for {fname}) action "{action}" (alignment chores) '
-                         "is not supported by fastz")
+        out.chores = value_after("chores=")
     elif action.startswith("subsample="):
         no_pending()
         _subsample(out, fname, value_after("subsample="))

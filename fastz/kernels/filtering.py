@@ -55,6 +55,8 @@ AHEAD_PROCESS = 16
 BLOCK_HITS = 1 << 20
 #: The same where the search may stop early (``stop_after``).
 STOP_BLOCK_HITS = 1 << 14
+#: No end to a window of positions (``search_strand``'s ``t_hi``, ``q_hi``).
+NO_LIMIT = 1 << 62
 
 
 @njit(cache=True)
@@ -80,7 +82,8 @@ def search_strand(dir_, low, pos, low_bits,
                   seed_len, care_off, care_bits, flips, resolve_off, trans,
                   t, q, qcodes, len1, len2,
                   table, xdrop, hspthresh, ent_lo, ent_hi, mode, diag_end, self_mode=0,
-                  stop_after=-1, block_hits=BLOCK_HITS):
+                  stop_after=-1, block_hits=BLOCK_HITS, t_lo=0, t_hi=NO_LIMIT, q_lo=0,
+                  q_hi=NO_LIMIT):
     """Seed hits of one query strand, processed in LASTZ's order.
 
     Parameters
@@ -115,6 +118,10 @@ def search_strand(dir_, low, pos, low_bits,
         than this many rows were emitted (LASTZ's ``searchToGo`` check); -1 never.
     block_hits : int
         Hits enumerated at a time (``BLOCK_HITS``).
+    t_lo, t_hi, q_lo, q_hi : int
+        ``--chores``: only seed hits lying wholly in target ``[t_lo, t_hi)`` and query
+        ``[q_lo, q_hi)`` are processed (LASTZ ``filter_seed_hit_by_pos``); the others
+        are as if never found.
 
     Returns
     -------
@@ -131,11 +138,13 @@ def search_strand(dir_, low, pos, low_bits,
     n_raw = 0
     if stop_after >= 0:                        # what is enumerated past the stop is lost
         block_hits = min(block_hits, STOP_BLOCK_HITS)
-    i = 0
-    while i < len2:
+    # (a hit's seed ends at query position i + 1: its start must be q_lo or later)
+    i = max(0, q_lo + seed_len - 1)
+    end = min(len2, q_hi)
+    while i < end:
         hits, bounds, i = enumerate_hits(dir_, low, pos, low_bits, seed_len, care_off,
                                          care_bits, flips, resolve_off, trans, t, q, qcodes,
-                                         len2, self_mode, i, len2, 1, block_hits)
+                                         len2, self_mode, i, end, 1, block_hits, t_lo, t_hi)
         out, n, raw, stopped = process_hits(hits, 0, hits.shape[0], t, q, len1, len2,
                                             seed_len, table, xdrop, hspthresh, ent_lo,
                                             ent_hi, mode, diag_end, stop_after, out, n)
@@ -148,10 +157,12 @@ def search_strand(dir_, low, pos, low_bits,
 @njit(cache=True, nogil=True)
 def enumerate_hits(dir_, low, pos, low_bits,
                    seed_len, care_off, care_bits, flips, resolve_off, trans,
-                   t, q, qcodes, len2, self_mode, start, end, parts, block_hits):
+                   t, q, qcodes, len2, self_mode, start, end, parts, block_hits,
+                   t_lo=0, t_hi=NO_LIMIT):
     """Stage 1 of the search: the seed hits of the query windows ending at positions
     ``start + 1 .. end``, in LASTZ's order (query position, then its keys in try order,
-    then target ends descending), without the ones ``cells.hit_excluded`` rejects.
+    then target ends descending), without the ones ``cells.hit_excluded`` rejects and
+    those whose seed leaves target ``[t_lo, t_hi)`` (``--chores``).
 
     Stops early, at the end of a query position, once ``block_hits`` hits are held.
     ``parts`` > 1 groups the hits by diagonal-hash range (``search_parts``), each
@@ -232,6 +243,8 @@ def enumerate_hits(dir_, low, pos, low_bits,
             for j in range(los[kk], his[kk]):
                 e1 = np.int64(pos[j])
                 rank += 1
+                if e1 - seed_len < t_lo or e1 > t_hi:
+                    continue
                 if _hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off,
                                  ring_allow[s0, kk]):
                     continue

@@ -89,7 +89,8 @@ def search_strand_general(dir_, low, pos, low_bits,
                           proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
                           min_matches, max_transversions, care,
                           twin_min, twin_max, queue_size, self_mode,
-                          part1_off, part2_off, part2_len, stop_after):
+                          part1_off, part2_off, part2_len, stop_after,
+                          t_lo, t_hi, q_lo, q_hi):
     """Seed hits of one query strand through any LASTZ hit processor.
 
     Parameters as ``kernels.filtering.search_strand``, plus:
@@ -114,6 +115,9 @@ def search_strand_general(dir_, low, pos, low_bits,
         ``part2_len`` in the query) were reverse-complemented one by one.
     stop_after : int
         As ``search_strand`` (never used with ``PROC_TWIN``, which LASTZ never stops).
+    t_lo, t_hi, q_lo, q_hi : int
+        As ``search_strand`` (``--chores``): every processor drops a seed hit outside
+        them first.
 
     Returns
     -------
@@ -167,6 +171,9 @@ def search_strand_general(dir_, low, pos, low_bits,
                                      allow[kk]):
                     continue
                 n_raw += 1
+                if (e1 - seed_len < t_lo or e1 > t_hi or e2 - seed_len < q_lo
+                        or e2 > q_hi):
+                    continue
                 diag = e1 - e2
                 h = diag & DIAG_HASH_MASK
                 start2 = e2 - seed_len

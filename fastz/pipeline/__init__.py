@@ -32,8 +32,7 @@ def _strands(opts: Options) -> list[str]:
     return ["+", "-"]
 
 
-_UNSUPPORTED_EXTRAS = ("chores",
-                       "tableonly", "showtable", "writecapsule", "targetcapsule", "debug")
+_UNSUPPORTED_EXTRAS = ("tableonly", "showtable", "writecapsule", "targetcapsule", "debug")
 
 
 def _refuse_unsupported(opts: Options) -> None:
@@ -91,6 +90,10 @@ class Aligner:
                                      word=self.opts.word,
                                      max_word_count=(self.opts.extra or {}).get("maxwordcount"))
         self.segments = None
+        from ..io.sequences import chores_path
+        self.chores = chores_path(self.opts.query, self.opts)   # --chores
+        if self.chores is not None and self.opts.segments_file is not None:
+            raise OptionsError("can't use [chores] with --segments")
         self.stats: dict = {}
         from .masking import census_for
         self.census = census_for(self.opts, self.target)    # --masking / --census (issue 6)
@@ -139,12 +142,15 @@ class Aligner:
         thresh, entropy, gfextend, backend = ((self.NO_THRESHOLD, False, True, "cpu") if every
                                               else (o.hspthresh, o.entropy, o.gfextend,
                                                     self.backend))
-        return find_hsps(self.index, self.target.chars, query.chars, o.seed, o.transition,
-                         self.scores.masked, o.xdrop, thresh, entropy,
-                         gfextend=gfextend, gapped=o.gapped, stats=self.stats,
-                         self_strand=strand if o.self_compare else None,
-                         processor=self.processor(unmerged), backend=backend,
-                         stop_after=stop_after, threads=threads)
+        from ..io.chores import fenced
+        with fenced(self.target, query):                # --chores
+            return find_hsps(self.index, self.target.chars, query.chars, o.seed,
+                             o.transition, self.scores.masked, o.xdrop, thresh, entropy,
+                             gfextend=gfextend, gapped=o.gapped, stats=self.stats,
+                             self_strand=strand if o.self_compare else None,
+                             processor=self.processor(unmerged), backend=backend,
+                             stop_after=stop_after, threads=threads,
+                             window=None if query.chore is None else query.chore.bounds)
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -221,7 +227,8 @@ class Aligner:
                 notrivial=o.notrivial, allgappedbounds=o.allgappedbounds,
                 traceback_bytes=o.traceback_bytes, two_pass=self.two_pass, threads=threads,
                 hsp_anchors=o.gfextend, stats=self.stats, backend=self.backend,
-                max_paired=max_paired, paired_keep=bool(depth and depth[2]))
+                max_paired=max_paired, paired_keep=bool(depth and depth[2]),
+                window=None if query.chore is None else query.chore.bounds)
             over = over and depth[1]             # LASTZ warns unless nowarn
         alns = filter_alignments(alns, self.target, query, o)
         if o.gapped and o.inner > 0:
@@ -301,16 +308,38 @@ class Aligner:
         return iter_queries(self.opts.query, self.opts, on_load=self.progress)
 
     def query_strands(self):
-        """(strands, strand buffers, strand ids) of each query, in file order."""
+        """(strands, strand buffers, strand ids) of each query, in file order; with
+        ``--chores``, of each chore (its query's strand buffers carry the chore)."""
         from ..io.sequences import reverse_complement_sequence
 
         strands = _strands(self.opts)
-        for query in self.queries():
+        for query, chore in self._queries_or_chores():
+            kept = strands
+            if chore is not None:
+                # LASTZ's first stage (the strand --strand makes it) is the chore's
+                # '+', its second (with --strand=both) the chore's '-'
+                from ..io.chores import chore_window
+                stages = [(s, chore_window(chore[0], chore[1], self.target, query, k == 0))
+                          for k, s in enumerate(strands)]
+                kept = [s for k, (s, _) in enumerate(stages)
+                        if chore[0].strand in ("", "+-"[k])]
+                windows = dict(stages)
             bufs = {s: (query if s == "+" else reverse_complement_sequence(query))
-                    for s in strands}
+                    for s in kept}
+            if chore is not None:
+                bufs = {s: replace(b, chore=windows[s]) for s, b in bufs.items()}
             # LASTZ's segment id is the query's reverse-complement flags (0 or 3)
             sid = {"+": 3 if query.revcomp else 0, "-": 0 if query.revcomp else 3}
-            yield strands, bufs, sid
+            yield kept, bufs, sid
+
+    def _queries_or_chores(self):
+        """(query, None) per query; with --chores, (query, (chore, number)) per chore."""
+        if self.chores is None:
+            return ((q, None) for q in self.queries())
+        from ..io.sequences import iter_chores
+        report = None if self.progress is None else self.progress.chore
+        return ((q, (c, n)) for q, c, n in iter_chores(self.opts.query, self.opts,
+                                                          self.chores, on_chore=report))
 
     def _results(self) -> Iterator[StrandResult]:
         from .parallel import parallel_results, resolve_workers
@@ -375,6 +404,13 @@ def _check_inputs(aligner: Aligner) -> None:
     from ..io.sequences import rereadable, reverse_complement_sequence, scan_queries
     o = aligner.opts
     if not rereadable(o.query):
+        return
+    if aligner.chores is not None:
+        # every chore's line, query and intervals
+        from ..io.chores import chore_window
+        from ..io.sequences import iter_chores
+        for query, chore, number in iter_chores(o.query, o, aligner.chores, scan=True):
+            chore_window(chore, number, aligner.target, query, True)
         return
     segments = None
     if o.segments_file is not None:

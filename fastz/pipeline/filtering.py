@@ -148,7 +148,8 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
               gfextend: bool = True, gapped: bool = True, stats: dict | None = None,
               self_strand: str | None = None,
               processor: HitProcessor | None = None, backend: str = "cpu",
-              stop_after: int = -1, threads: int = 1) -> np.ndarray:
+              stop_after: int = -1, threads: int = 1,
+              window: tuple[int, int, int, int] | None = None) -> np.ndarray:
     """HSPs (or seed hits) of one query strand against the indexed target, in LASTZ's
     discovery order.
 
@@ -196,6 +197,10 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     threads : int
         Threads the default processors' CPU search may use on a long query strand
         (``search_parts``); the result is the same.
+    window : (t_lo, t_hi, q_lo, q_hi), optional
+        ``--chores``: only the seed hits lying wholly in target ``[t_lo, t_hi)`` and
+        query ``[q_lo, q_hi)`` (strand buffer positions) are processed; their HSPs may
+        reach beyond.  The search then runs on the CPU (a chore is small).
 
     Returns
     -------
@@ -240,16 +245,19 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                 proc=khit.PROC_PLAIN if not gfextend and not gapped else khit.PROC_SIMPLE,
                 ext=ext, rescore=ext == khit.EXT_NONE and gapped)
 
+    lims = (0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT) if window is None else tuple(
+        int(v) for v in window)
     if processor is not None:
         return _general_hsps(index, t, q, len1, len2, table, trans, self_mode, int(xdrop),
                              int(hspthresh), entropy, processor, stats,
-                             _partition_tables(t, q) if self_mode == 3 else None, stop_after)
+                             _partition_tables(t, q) if self_mode == 3 else None, stop_after,
+                             lims)
     if len2 < spec.length:
         rows = np.zeros((0, 4), np.int64)
         n_raw = 0
     else:
         qcodes = kseed.char_codes(q)
-        if backend in ("gpu", "twin") and stop_after < 0:
+        if backend in ("gpu", "twin") and stop_after < 0 and window is None:
             from ..kernels import device
             from .gpu_seeding import search_strand_device
             engine = "twin" if backend == "twin" or device.twin() else "gpu"
@@ -264,12 +272,12 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                     table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode)
             parts = threads if stop_after < 0 and len2 >= PARTS_MIN_QUERY else 1
             if parts > 1:
-                rows, n_raw = search_parts(args, len2, self_mode, parts)
+                rows, n_raw = search_parts(args, len2, self_mode, parts, lims)
                 if stats is not None:
                     stats["seed_parts"] = stats.get("seed_parts", 0) + parts
             else:
                 rows, n_raw = kfilt.search_strand(*args, kfilt.diag_hash(len2), self_mode,
-                                                  stop_after)
+                                                  stop_after, kfilt.BLOCK_HITS, *lims)
     hsps = _as_hsps(rows)
     if mode == kfilt.MODE_NOEXTEND and hsps.shape[0]:
         hsps["score"] = kfilt.score_segments(t, q, hsps["pos1"], hsps["pos2"], hsps["length"], table)
@@ -284,9 +292,11 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
 PARTS_MIN_QUERY = 1 << 20
 
 
-def search_parts(args, len2: int, self_mode: int, parts: int):
+def search_parts(args, len2: int, self_mode: int, parts: int,
+                 window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)):
     """``kernels.filtering.search_strand(*args, ...)`` in ``parts`` threads at once
-    (``len2``: the query strand's length, which sizes each part's diagonal hash).
+    (``len2``: the query strand's length, which sizes each part's diagonal hash;
+    ``window``: ``search_strand``'s t_lo, t_hi, q_lo, q_hi).
 
     A hit's fate depends only on the hits of its diagonal-hash bucket before it, so
     the buckets are cut into ``parts`` ranges, each with a diagonal hash of its own.
@@ -300,6 +310,8 @@ def search_parts(args, len2: int, self_mode: int, parts: int):
     from concurrent.futures import ThreadPoolExecutor
     (dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off, trans,
      t, q, qcodes, len1, _, table, xdrop, hspthresh, ent_lo, ent_hi, mode) = args
+    t_lo, t_hi, q_lo, q_hi = window
+    start, end = max(0, q_lo + seed_len - 1), min(len2, q_hi)     # as search_strand
     step = BLOCK_POSITIONS
     hashes = [kfilt.diag_hash(len2) for _ in range(parts)]
     outs = [np.empty((1024, 6), np.int64) for _ in range(parts)]
@@ -309,7 +321,8 @@ def search_parts(args, len2: int, self_mode: int, parts: int):
     def enumerate_block(first):
         return kfilt.enumerate_hits(dir_, low, pos, low_bits, seed_len, care_off, care_bits,
                                     flips, resolve_off, trans, t, q, qcodes, len2, self_mode,
-                                    first, min(first + step, len2), parts, kfilt.BLOCK_HITS)
+                                    first, min(first + step, end), parts, kfilt.BLOCK_HITS,
+                                    t_lo, t_hi)
 
     def process_range(part, blocks):
         for hits, bounds, _ in blocks:
@@ -319,15 +332,15 @@ def search_parts(args, len2: int, self_mode: int, parts: int):
                 rows[part])
             raw[part] += n
 
-    first = 0
+    first = start
     with ThreadPoolExecutor(parts) as pool:      # the kernels release the GIL
-        while first < len2:
-            blocks = list(pool.map(enumerate_block, range(first, len2, step)[:parts]))
+        while first < end:
+            blocks = list(pool.map(enumerate_block, range(first, end, step)[:parts]))
             # a block that stopped early (its hits filled a batch) ends the round: the
             # blocks after it are enumerated again next round, from where it stopped
             # (with smaller blocks)
             used = next((k for k, b in enumerate(blocks)
-                         if b[2] < min(first + (k + 1) * step, len2)), len(blocks) - 1)
+                         if b[2] < min(first + (k + 1) * step, end)), len(blocks) - 1)
             blocks = blocks[:used + 1]
             list(pool.map(process_range, range(parts), [blocks] * parts))
             # the next blocks hold about half a batch of hits at this round's density,
@@ -363,7 +376,8 @@ def _partition_tables(t: np.ndarray, q: np.ndarray):
 
 def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspthresh,
                   entropy, hp: HitProcessor, stats, part_tables=None,
-                  stop_after: int = -1) -> np.ndarray:
+                  stop_after: int = -1,
+                  window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)) -> np.ndarray:
     """find_hsps through ``kernels.hitproc`` (any processor, extender and filter)."""
     global _SHORTFALL_REPORTED
     spec = index.spec
@@ -384,7 +398,7 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
             t, q, kseed.char_codes(q), len1, len2, table, NUC_BITS,
             hp.proc, hp.ext, hp.mismatches, xdrop, hspthresh, ent_lo, ent_hi,
             hp.min_matches, hp.max_transversions, care,
-            hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after)
+            hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after, *window)
     if shortfall[0] >= 0 and not _SHORTFALL_REPORTED:
         _SHORTFALL_REPORTED = True               # LASTZ warns once per run
         sys.stderr.write(f"seed hit queue shortfall at {shortfall[0]}/{shortfall[1]}\n")

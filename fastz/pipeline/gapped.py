@@ -137,8 +137,9 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
                   traceback_bytes: int = 83_886_080, two_pass: bool = False,
                   threads: int = 1, hsp_anchors: bool = True, stats: dict | None = None,
                   backend: str = "cpu", max_paired: int = 0,
-                  paired_keep: bool = False,
-                  with_trivial: bool = True) -> tuple[Alignments, np.ndarray, bool]:
+                  paired_keep: bool = False, with_trivial: bool = True,
+                  window: tuple[int, int, int, int] | None = None
+                  ) -> tuple[Alignments, np.ndarray, bool]:
     """Gapped alignments of one query strand, in LASTZ's output order.
 
     ``anchors`` is an ANCHOR_DTYPE array already sorted in LASTZ's processing order.
@@ -146,12 +147,17 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     caller prints when it writes this strand, so stderr keeps LASTZ's order, and
     whether the strand went over ``max_paired`` paired bases (``--querydepth``).
     ``with_trivial=False``: no trivial self-alignment is inserted (LASTZ's HSP-immediate
-    extensions never see one).
+    extensions never see one).  ``window`` (t_lo, t_hi, q_lo, q_hi): ``--chores``, no
+    extension leaves those intervals (LASTZ narrows each anchor's partition limits).
     """
     a1 = np.ascontiguousarray(anchors["pos1"], dtype=np.int64)
     a2 = np.ascontiguousarray(anchors["pos2"], dtype=np.int64)
     lo1, hi1 = _partition_bounds(target, a1)
     lo2, hi2 = _partition_bounds(query, a2)
+    if window is not None:
+        t_lo, t_hi, q_lo, q_hi = window
+        lo1, hi1 = np.maximum(lo1, t_lo), np.minimum(hi1, t_hi)
+        lo2, hi2 = np.maximum(lo2, q_lo), np.minimum(hi2, q_hi)
     trivial = (_trivial(target, query, strand, scores.sub, gappedthresh) if with_trivial
                else np.zeros((0, 5), np.int64))
     # LASTZ's tback holds (bytes - 8) + 1 one-byte cells after its header

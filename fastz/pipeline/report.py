@@ -102,22 +102,51 @@ class QueryProgress:
         self.masking = masking
         self.prefix = "==================== " if prefix else ""
         self.target = target
-        self.count = 0
+        self.count = 0                # queries (chores with --chores) loaded
+        self.queries = 0              # with --chores: queries loaded
 
     def __call__(self, query) -> None:
         self.count += 1
-        n, every = self.count, abs(self.every)
-        if not (self.every == 1 or (every > 1 and n % every == 1)):
-            return                    # (C's n % -1 is 0: --progress=-1 never reports)
-        now = self._clock()
-        secs, self.last = now - self.last, now
-        line = f"{self.prefix}({_clock_text(secs)}) processing query {n:,}"
+        if not self._due():
+            return
+        line = f"{self._stamp()}processing query {self.count:,}"
         name = query.name if query.name else query.header
         if name:
             line += f": {name}"
         if self.masking and self.target is not None:
             line += _masked_text(self.target)
         sys.stderr.write(line + "\n")
+
+    def chore(self, query, chore, number: int) -> None:
+        """With --chores LASTZ reports every N-th chore instead: "processing chore K
+        (query Q.C): name", then the chore as its line gives it."""
+        self.count += 1
+        self.queries += number == 1
+        if not self._due():
+            return
+        line = (f"{self._stamp()}processing chore {self.count:,} "
+                f"(query {self.queries}.{number})")
+        name = query.name if query.name else query.header
+        if name:
+            line += f": {name}"
+        for seq_name, rng in ((chore.target or "", chore.t_range),
+                              (chore.query, chore.q_range)):
+            line += f" {seq_name} " + ("* *" if rng is None else f"{rng[0]} {rng[1]}")
+        if chore.strand:
+            line += f" {chore.strand}"
+        if chore.tag:
+            line += f" id={chore.tag}"
+        sys.stderr.write(line + "\n")
+
+    def _due(self) -> bool:
+        n, every = self.count, abs(self.every)
+        # (C's n % -1 is 0: --progress=-1 never reports)
+        return self.every == 1 or (every > 1 and n % every == 1)
+
+    def _stamp(self) -> str:
+        now = self._clock()
+        secs, self.last = now - self.last, now
+        return f"{self.prefix}({_clock_text(secs)}) "
 
 
 def _clock_text(secs: float) -> str:

@@ -161,7 +161,7 @@ def target_interval(chore: Chore, target: Sequence) -> tuple[int, int]:
     if parts is None:
         if chore.target is not None and chore.target != target.name:
             raise InputError(f"chore target {chore.target} is mismatch for "
-                             f"{target.header.lstrip('>')} in target file ({fname})")
+                             f"{target.header} in target file ({fname})")
         n = _length(target)
         if chore.t_range is None:
             return 0, n

@@ -426,6 +426,10 @@ def _load_next(src: _SequenceFile) -> Sequence | None:
 def load_target(spec: str, opts) -> Sequence:
     """The target: exactly one sequence, or one partitioned sequence with [multiple]."""
     src = _open(spec, opts)
+    if src.spec.chores is not None:
+        src.close()
+        raise InputError(f"can't use [chores] for the target file ({src.filename}) move "
+                         "[chores] to the query file, or use the --chores option")
     try:
         seq = _load_next(src)
         if seq is None or len(seq) == 0:
@@ -458,10 +462,12 @@ def iter_queries(spec: str | None, opts, on_load=None) -> Iterator[Sequence]:
 
 def chores_path(spec_text: str | None, opts) -> str | None:
     """The query's chores file (``--chores=FILE`` or ``[chores=FILE]``), after LASTZ's
-    checks of the specifier; None without one."""
+    checks of the specifier; None without one.  A query read from stdin has none:
+    LASTZ drops ``--chores`` there (it hands the file over while opening a named
+    query file)."""
     given = (getattr(opts, "extra", None) or {}).get("chores")
     if spec_text is None:
-        return given
+        return None
     spec = parse_specifier(spec_text)
     if spec.chores is not None and given is not None:
         raise InputError(f"(for {spec.path}) only one chores file allowed: chores={given} "

@@ -54,6 +54,23 @@ def _refuse_unsupported(opts: Options) -> None:
         raise OptionsError(f"not yet supported by fastz: {', '.join(missing)}")
 
 
+def _refuse_with_chores(opts: Options) -> None:
+    """The modes LASTZ 1.04.22 gets wrong with --chores: not reproduced."""
+    extra = opts.extra or {}
+    if immediate_limit(extra) is not None:
+        # (lastz runs it and dies of a segmentation fault)
+        raise OptionsError("not yet supported by fastz: --chores with --anyornone or "
+                           "--stopafter (lastz 1.04.22 crashes on it)")
+    shared = [w for w, on in (("--queryhspbest", "queryhspbest" in extra),
+                              ("--queryhsplimit", "queryhsplimit" in extra),
+                              ("--hspthresh=top", opts.hspthresh_top is not None)) if on]
+    if shared:
+        # lastz collects both strands' HSPs in one table there, and with chores that
+        # table keeps HSPs of the query's previous chore, and the plus strand is
+        # extended within the minus strand's query interval
+        raise OptionsError(f"not yet supported by fastz: --chores with {shared[0]}")
+
+
 class Aligner:
     """The target side (sequence, seed index, scoring) shared by every query strand."""
 
@@ -69,6 +86,8 @@ class Aligner:
         self.scores = scoreset_from_options(opts)
         self.opts = opts.resolved(self.scores)
         self.opts.validate()
+        if "chores" in (self.opts.extra or {}) and self.opts.self_compare:
+            raise OptionsError("can't use --chores with --self")
         _refuse_unsupported(self.opts)
         from .filtering import hit_processor
         self.hitproc = hit_processor(self.opts)     # --twins, --filter, --exact, ...
@@ -94,6 +113,8 @@ class Aligner:
         self.chores = chores_path(self.opts.query, self.opts)   # --chores
         if self.chores is not None and self.opts.segments_file is not None:
             raise OptionsError("can't use [chores] with --segments")
+        if self.chores is not None:
+            _refuse_with_chores(self.opts)
         self.stats: dict = {}
         from .masking import census_for
         self.census = census_for(self.opts, self.target)    # --masking / --census (issue 6)

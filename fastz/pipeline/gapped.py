@@ -156,6 +156,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     lo2, hi2 = _partition_bounds(query, a2)
     if window is not None:
         t_lo, t_hi, q_lo, q_hi = window
+        # (the fenced seed search leaves every anchor inside the chore's intervals)
         lo1, hi1 = np.maximum(lo1, t_lo), np.minimum(hi1, t_hi)
         lo2, hi2 = np.maximum(lo2, q_lo), np.minimum(hi2, q_hi)
     trivial = (_trivial(target, query, strand, scores.sub, gappedthresh) if with_trivial

@@ -560,8 +560,9 @@ def test_errors_for_missing_and_unsupported(lastz_data, tmp_path):
         load_target(str(tmp_path / "nope.fa"), OPTS)
     with pytest.raises(InputError, match="color space"):
         load_target(str(lastz_data / "fake_chimp_reads.csfasta"), OPTS)
-    with pytest.raises(InputError, match="not supported"):
-        parse_specifier("x.fa[chores=c.txt]")
+    assert parse_specifier("x.fa[chores=c.txt]").chores == "c.txt"
+    with pytest.raises(InputError, match="chores= requires a chores file"):
+        parse_specifier("x.fa[chores=]")
     with pytest.raises(InputError, match=r"contig-of-interest only valid for 2bit .*\(human\)"):
         load_target(str(lastz_data / "aglobin.2bit/human[format=fasta]"), OPTS)
     with pytest.raises(InputError, match="query file .* contains no sequence"):

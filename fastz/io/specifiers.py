@@ -285,7 +285,13 @@ def _simple_action(out: SeqSpec, fname: str, action: str, st: dict) -> bool:
         out.subset = names
     elif action.startswith("chores="):
         no_pending()
-        out.chores = value_after("chores=")
+        chores = value_after("chores=")
+        if out.chores is not None:
+            raise InputError(f"(for {fname}) only one chores file allowed: "
+                             f"chores={out.chores} chores={chores}")
+        if not chores:
+            raise InputError(f"(for {fname}) chores= requires a chores file")
+        out.chores = chores
     elif action.startswith("subsample="):
         no_pending()
         _subsample(out, fname, value_after("subsample="))

@@ -216,6 +216,14 @@ def test_chores_refused_where_lastz_misbehaves(work, words):
     assert words[0].split("=")[0].encode() in r.stderr
 
 
+@pytest.mark.parametrize("query", ["q4.fa[separator=N]", "q4.fa[subsample=1/2]"])
+def test_chores_refused_with_query_actions_fastz_does_not_follow(work, query):
+    r = subprocess.run([sys.executable, "-m", "fastz", "t1.fa", query, "--chores=A.txt"],
+                       cwd=work, capture_output=True, timeout=300)
+    assert r.returncode == 1 and r.stdout == b"" and r.stderr.count(b"\n") == 1
+    assert b"not yet supported by fastz: --chores with [" in r.stderr
+
+
 # --- the windowed seed search against its plain definition -------------------------
 
 
@@ -271,3 +279,24 @@ def test_windowed_search_processes_only_the_hits_inside(window, shared_pairs, mo
         assert np.array_equal(pfilt._as_hsps(want), general)
         found += want.shape[0]
     assert found > 3
+
+
+@pytest.mark.parametrize("query", [
+    "q.fa[subset=n1.txt]", "q.fq[subset=n1.txt]", "q.fa[subset=n1.txt,namejoin]",
+    "q.fa[chores=c.txt]", "q.fq[chores=c.txt]"])
+def test_records_found_by_name_keep_only_their_name_as_lastz(query, tmp_path):
+    """A record found by name (a [subset] names file, chores) is re-read with the
+    header LASTZ shortened in place to that name: lav's h stanza prints ">r1", not the
+    whole header line (found on ecoli's descriptive headers)."""
+    from conftest import REPO
+    base = (REPO / "data" / "orangutan_mt.fa").read_text().split("\n", 1)[1].replace("\n", "")
+    recs = [("r1 first record|x", base[:4000]), ("gi|123|r2 second: one", base[4000:9000]),
+            ("r3\tthird  spaced", base[9000:14000])]
+    (tmp_path / "q.fa").write_text("".join(f">{h}\n{s}\n" for h, s in recs))
+    (tmp_path / "q.fq").write_text("".join(f"@{h}\n{s}\n+\n{'I' * len(s)}\n" for h, s in recs))
+    (tmp_path / "n1.txt").write_text("r1\nr3\n")
+    (tmp_path / "c.txt").write_text("* 1 16000 r1 1 4000 id=a\n* 1 16000 r3\n")
+    lz, fz = _both(tmp_path, [str(REPO / "data" / "human_mt.fa"), query])
+    _same(lz, fz)
+    if query.startswith("q.fa"):
+        assert b'   ">r1"\n' in lz.stdout

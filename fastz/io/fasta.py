@@ -412,12 +412,15 @@ def skip_fastq_content(reader: ByteReader) -> bool:
 # --- [subset] search ------------------------------------------------------------------
 
 
-def find_fasta_named(reader: ByteReader, wanted: str, match_name, filename: str) -> int:
+def find_fasta_named(reader: ByteReader, wanted: str, match_name, filename: str,
+                     whole: bool = False) -> int:
     """Advance to the next FASTA record named ``wanted`` (``find_next_general_fasta_coi``).
 
     ``match_name(header_text)`` gives the name a header line is compared by, or None
     when the record counts as unnamed.  Returns the number of records skipped (LASTZ
-    counts those in the record number).  Leaves the reader at the record's '>'.
+    counts those in the record number).  Leaves the reader at the record's '>', whose
+    header is then the name it matched by, as LASTZ puts back the header it shortened
+    in place (``whole``: the whole line, as with ``nameparse=tag:``).
     """
     skipped = -1
     first = True
@@ -444,12 +447,15 @@ def find_fasta_named(reader: ByteReader, wanted: str, match_name, filename: str)
         name = match_name(text(stripped))
         if name is None or name != wanted:
             continue
-        reader.unread(b">" + b" " * (len(line) - len(stripped)) + stripped + b"\n")
+        again = stripped if whole else name.encode("utf-8", "surrogateescape")
+        reader.unread(b">" + b" " * (len(line) - len(stripped)) + again + b"\n")
         return skipped
 
 
-def find_fastq_named(reader: ByteReader, wanted: str, match_name, filename: str) -> None:
-    """Advance to the next FASTQ record named ``wanted`` (``find_next_fastq_coi``)."""
+def find_fastq_named(reader: ByteReader, wanted: str, match_name, filename: str,
+                     whole: bool = False) -> None:
+    """Advance to the next FASTQ record named ``wanted`` (``find_next_fastq_coi``); the
+    header is then the name, as in ``find_fasta_named``."""
     while True:
         c = reader.getc()
         if c < 0:
@@ -462,7 +468,8 @@ def find_fastq_named(reader: ByteReader, wanted: str, match_name, filename: str)
             _not_found(filename, wanted)
         name = match_name(text(line))
         if name is not None and name == wanted:
-            reader.unread(b"@" + line + b"\n")
+            again = line if whole else name.encode("utf-8", "surrogateescape")
+            reader.unread(b"@" + again + b"\n")
             return
         if not skip_fastq_content(reader):
             _not_found(filename, wanted)

@@ -212,10 +212,12 @@ class _SequenceFile:
     def _search(self, name: str) -> None:
         """Position on the next record called ``name`` (the find_next_*_coi functions)."""
         match = lambda line: subset_match_name(line, self.spec)   # noqa: E731
+        whole = self.spec.name_trigger is not None
         if self.kind == "fasta":
-            self.contig += fasta.find_fasta_named(self.reader, name, match, self.filename)
+            self.contig += fasta.find_fasta_named(self.reader, name, match, self.filename,
+                                                  whole)
         elif self.kind == "fastq":
-            fasta.find_fastq_named(self.reader, name, match, self.filename)
+            fasta.find_fastq_named(self.reader, name, match, self.filename, whole)
         else:
             names = self.twobit.names
             k = self.next_index
@@ -482,6 +484,8 @@ def chores_path(spec_text: str | None, opts) -> str | None:
     if spec.partitioned:
         raise InputError("can't use --chores with [multiple]" if spec.multiple else
                          "not yet supported by fastz: --chores with [separator]")
+    if spec.subsample is not None:
+        raise InputError("not yet supported by fastz: --chores with [subsample]")
     return path
 
 

@@ -165,7 +165,7 @@ def target_interval(chore: Chore, target: Sequence) -> tuple[int, int]:
         n = _length(target)
         if chore.t_range is None:
             return 0, n
-        return _inside(chore.target, chore.t_range, target.start, n, 0)
+        return _inside("target", chore.target, chore.t_range, target.start, n, 0)
     if chore.target is None:
         raise InputError("wildcard target in chore can't be used with a multiple sequence "
                          f"target file ({fname})")
@@ -182,18 +182,21 @@ def target_interval(chore: Chore, target: Sequence) -> tuple[int, int]:
     for k in named:
         start = int(parts.start[k])
         if start <= lo < start + int(parts.length[k]):
-            return _inside(chore.target, chore.t_range, start, int(parts.length[k]),
-                           int(parts.offset[k]))
+            return _inside("target", chore.target, chore.t_range, start,
+                           int(parts.length[k]), int(parts.offset[k]))
     raise InputError(f"bad chore target name/position: {chore.target} {lo + 1}")
 
 
-def _inside(name, rng, seq_start: int, length: int, offset: int) -> tuple[int, int]:
+def _inside(which: str, name, rng, seq_start: int, length: int,
+            offset: int) -> tuple[int, int]:
+    """Buffer [lo, hi) of the origin-one closed ``rng`` in a piece of ``length`` bases
+    loaded from ``seq_start`` and placed at ``offset``, or LASTZ's range error."""
     lo, hi = rng[0] - 1, rng[1]
     if lo < seq_start:
-        raise InputError(f"chore target interval out of range on {name} "
+        raise InputError(f"chore {which} interval out of range on {name} "
                          f"({lo + 1}<{seq_start + 1})")
     if hi > seq_start + length:
-        raise InputError(f"chore target interval out of range on {name} "
+        raise InputError(f"chore {which} interval out of range on {name} "
                          f"({hi}>{seq_start + length})")
     return offset + lo - seq_start, offset + hi - seq_start
 
@@ -205,17 +208,8 @@ def query_interval(chore: Chore, query: Sequence, minus: bool) -> tuple[int, int
     n = _length(query)
     if chore.q_range is None:
         return 0, n
-    lo, hi = chore.q_range[0] - 1, chore.q_range[1]
-    seq_start = query.start
-    if lo < seq_start:
-        raise InputError(f"chore query interval out of range on {chore.query} "
-                         f"({lo + 1}<{seq_start + 1})")
-    if hi > seq_start + n:
-        raise InputError(f"chore query interval out of range on {chore.query} "
-                         f"({hi}>{seq_start + n})")
-    if minus:
-        return seq_start + n - hi, seq_start + n - lo
-    return lo - seq_start, hi - seq_start
+    lo, hi = _inside("query", chore.query, chore.q_range, query.start, n, 0)
+    return (n - hi, n - lo) if minus else (lo, hi)
 
 
 def _length(seq: Sequence) -> int:

@@ -2,9 +2,10 @@
 
 Each line names a target interval and a query interval (and optionally one query
 strand and a tag); the query is aligned once per chore, and a chore sees only the
-seed hits lying wholly inside both intervals, and its gapped extensions stop at their
-ends (LASTZ ``lastz.c``: ``resolve_chore_target``, ``resolve_chore_query``;
-``sequences.c``: ``read_chore``).  The HSPs themselves may reach beyond.
+seed hits lying wholly inside both intervals; NUL fences just outside them stop its
+gap-free extensions (``fenced``), and its gapped extensions stop at their ends (LASTZ
+``lastz.c``: ``resolve_chore_target``, ``resolve_chore_query``, ``start_one_strand``;
+``sequences.c``: ``read_chore``, ``fence_sequence_interval``).
 
 Chores name their queries in query-file order.  LASTZ 1.04.22 looks for the next
 chore's query past the record it last loaded, even when the chore names that very

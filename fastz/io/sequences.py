@@ -495,10 +495,9 @@ def iter_chores(spec: str | None, opts, path: str, on_chore=None, scan: bool = F
     where LASTZ re-uses it (see that module), and the chore's number among its
     query's.  Chores on an empty query are skipped (``on_chore(query, chore, number)``
     still sees them: ``--progress``).  ``scan``: as ``scan_queries``, a read ahead of
-    the run (no warnings; stdin put back where it was)."""
+    the run (no warnings).  ``spec`` names a file (stdin has no chores)."""
     from .chores import read_chores
 
-    back = sys.stdin.buffer.tell() if scan and spec is None else None
     src = _open(spec, opts)
     src.warn = not scan
     try:
@@ -512,10 +511,10 @@ def iter_chores(spec: str | None, opts, path: str, on_chore=None, scan: bool = F
     except BaseException:
         src.close()
         raise
-    return _chore_queries(src, itertools.chain([first], chores), on_chore, back)
+    return _chore_queries(src, itertools.chain([first], chores), on_chore)
 
 
-def _chore_queries(src: _SequenceFile, chores, on_chore, back):
+def _chore_queries(src: _SequenceFile, chores, on_chore):
     text = src.kind in ("fasta", "fastq")
     current, number = None, 0
     try:
@@ -535,8 +534,6 @@ def _chore_queries(src: _SequenceFile, chores, on_chore, back):
                 yield current, chore, number
     finally:
         src.close()
-        if back is not None:
-            sys.stdin.buffer.seek(back)
 
 
 def rereadable(spec: str | None) -> bool:

@@ -200,7 +200,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     window : (t_lo, t_hi, q_lo, q_hi), optional
         ``--chores``: only the seed hits lying wholly in target ``[t_lo, t_hi)`` and
         query ``[q_lo, q_hi)`` (strand buffer positions) are processed; their HSPs may
-        reach beyond.  The search then runs on the CPU (a chore is small).
+        reach beyond unless the caller fenced the intervals (``io.chores.fenced``, as
+        ``Aligner.find_hsps`` does).  The search then runs on the CPU (a chore is
+        small).
 
     Returns
     -------

@@ -34,6 +34,15 @@ class Partitions:
         """Index of the sub-sequence holding buffer position(s) ``pos``."""
         return np.searchsorted(self.offset, pos, side="right") - 1
 
+    def named_at(self, name: str, pos1based: int) -> int | None:
+        """Index of the sub-sequence named ``name`` whose source range holds
+        ``pos1based`` (LASTZ ``lookup_partition_seq_pos``), or None."""
+        for k, nm in enumerate(self.names):
+            lo = int(self.start[k]) + 1
+            if nm == name and lo <= pos1based < lo + int(self.length[k]):
+                return k
+        return None
+
 
 @dataclass(frozen=True)
 class ChoreWindow:
@@ -46,7 +55,6 @@ class ChoreWindow:
     q_lo: int
     q_hi: int
     tag: str                      # id=<tag> ("" without one)
-    number: int                   # the chore's number among its query's (1, 2, ...)
 
     @property
     def bounds(self) -> tuple[int, int, int, int]:
@@ -71,6 +79,14 @@ class Sequence:
 
     def __len__(self) -> int:
         return int(self.chars.shape[0])
+
+
+def strand_length(chars: np.ndarray) -> int:
+    """Length LASTZ uses for a buffer: a trailing NUL (partition terminator) is not counted."""
+    n = int(chars.shape[0])
+    if n > 0 and chars[n - 1] == 0:
+        n -= 1
+    return n
 
 
 # --- Stage boundaries -----------------------------------------------------------------

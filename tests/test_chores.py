@@ -7,6 +7,7 @@ the target is also given as three records t1..t3 (``[multiple]``).
 """
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -151,7 +152,6 @@ def test_chores_action_and_fastz_paths_agree(work):
     lz, fz = _both(work, [args[0], "q4.2bit[chores=B.txt]", G])
     _same(lz, fz)
     for extra, env in ((["--workers=2"], {}), (["--backend=gpu"], {"FASTZ_GPU_ENGINE": "twin"})):
-        import os
         other = subprocess.run([sys.executable, "-m", "fastz", *args, "--chores=B.txt", *extra],
                                cwd=work, capture_output=True, timeout=600,
                                env={**os.environ, **env})

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ..errors import InputError
-from ..records import ChoreWindow, Sequence
+from ..records import ChoreWindow, Sequence, strand_length
 from .seqnames import _comment_at
 
 #: LASTZ's chore line buffer (fgets into 512 bytes), name and tag sizes.
@@ -39,7 +39,6 @@ class Chore:
     q_range: tuple[int, int] | None
     strand: str                  # "+", "-" or "" (both)
     tag: str
-    line_no: int
 
 
 def _number(field: str, path: str, line_no: int) -> int:
@@ -114,8 +113,7 @@ def _parse(line: str, path: str, line_no: int) -> Chore:
     if len(tag.encode()) > _TAG_BYTES:
         raise InputError(f"chore id tag too long, allowed length is {_TAG_BYTES} "
                          f'{where}: "{tag}"')
-    return Chore(None if t_name == "*" else t_name, t_range, q_name, q_range, strand, tag,
-                 line_no)
+    return Chore(None if t_name == "*" else t_name, t_range, q_name, q_range, strand, tag)
 
 
 def _offset_of(line: str, words: list[str], k: int) -> int:
@@ -163,29 +161,27 @@ def target_interval(chore: Chore, target: Sequence) -> tuple[int, int]:
         if chore.target is not None and chore.target != target.name:
             raise InputError(f"chore target {chore.target} is mismatch for "
                              f"{target.header} in target file ({fname})")
-        n = _length(target)
+        n = strand_length(target.chars)
         if chore.t_range is None:
             return 0, n
         return _inside("target", chore.target, chore.t_range, target.start, n, 0)
     if chore.target is None:
         raise InputError("wildcard target in chore can't be used with a multiple sequence "
                          f"target file ({fname})")
-    named = [k for k, name in enumerate(parts.names) if name == chore.target]
-    if not named:
+    if chore.target not in parts.names:
         raise InputError(f"chore target {chore.target} does not exist in target file "
                          f"({fname})")
-    first = named[0]
     if chore.t_range is None:
+        first = parts.names.index(chore.target)
         return int(parts.offset[first]), int(parts.offset[first] + parts.length[first])
-    lo = chore.t_range[0] - 1
     # the piece of that name holding the interval's first base (a record split by
     # separators, or given twice, has several)
-    for k in named:
-        start = int(parts.start[k])
-        if start <= lo < start + int(parts.length[k]):
-            return _inside("target", chore.target, chore.t_range, start,
-                           int(parts.length[k]), int(parts.offset[k]))
-    raise InputError(f"bad chore target name/position: {chore.target} {lo + 1}")
+    k = parts.named_at(chore.target, chore.t_range[0])
+    if k is None:
+        raise InputError(f"bad chore target name/position: {chore.target} "
+                         f"{chore.t_range[0]}")
+    return _inside("target", chore.target, chore.t_range, int(parts.start[k]),
+                   int(parts.length[k]), int(parts.offset[k]))
 
 
 def _inside(which: str, name, rng, seq_start: int, length: int,
@@ -206,26 +202,21 @@ def query_interval(chore: Chore, query: Sequence, minus: bool) -> tuple[int, int
     """[lo, hi) of the chore's query interval in the query's strand buffer (LASTZ
     ``resolve_chore_query``; ``minus``: the reverse strand's buffer).  An interval
     whose start is past its end is empty."""
-    n = _length(query)
+    n = strand_length(query.chars)
     if chore.q_range is None:
         return 0, n
     lo, hi = _inside("query", chore.query, chore.q_range, query.start, n, 0)
     return (n - hi, n - lo) if minus else (lo, hi)
 
 
-def _length(seq: Sequence) -> int:
-    n = len(seq)
-    return n - 1 if n and seq.chars[n - 1] == 0 else n
-
-
-def chore_window(chore: Chore, number: int, target: Sequence, query: Sequence,
-                 first_stage: bool) -> ChoreWindow:
-    """The window of one of the chore's two strand stages: LASTZ resolves the query
-    interval on the plus strand for the first stage (whichever strand ``--strand``
-    makes it) and on the minus strand for the second."""
+def chore_windows(chore: Chore, target: Sequence, query: Sequence,
+                  stages: int) -> list[ChoreWindow]:
+    """The windows of the chore's first ``stages`` strand stages (LASTZ's checks
+    first): LASTZ resolves the query interval on the plus strand for the first stage
+    (whichever strand ``--strand`` makes it) and on the minus strand for the second."""
     t_lo, t_hi = target_interval(chore, target)
-    q_lo, q_hi = query_interval(chore, query, minus=not first_stage)
-    return ChoreWindow(t_lo, t_hi, q_lo, q_hi, chore.tag, number)
+    return [ChoreWindow(t_lo, t_hi, *query_interval(chore, query, minus=k == 1), chore.tag)
+            for k in range(stages)]
 
 
 @contextmanager

@@ -490,11 +490,11 @@ def chores_path(spec_text: str | None, opts) -> str | None:
 
 
 def iter_chores(spec: str | None, opts, path: str, on_chore=None, scan: bool = False):
-    """(query, chore, number) for each chore of ``path`` (``fastz.io.chores``), in
-    order: the query record the chore names, loaded once for a run of chores on it
-    where LASTZ re-uses it (see that module), and the chore's number among its
-    query's.  Chores on an empty query are skipped (``on_chore(query, chore, number)``
-    still sees them: ``--progress``).  ``scan``: as ``scan_queries``, a read ahead of
+    """(query, chore) for each chore of ``path`` (``fastz.io.chores``), in order: the
+    query record the chore names is loaded once for a run of chores on it where LASTZ
+    re-uses it (see that module).  Chores on an empty query are skipped.
+    ``on_chore(query, chore, number)`` sees every chore, with its number among its
+    query's (``--progress``).  ``scan``: as ``scan_queries``, a read ahead of
     the run (no warnings).  ``spec`` names a file (stdin has no chores)."""
     from .chores import read_chores
 
@@ -531,7 +531,7 @@ def _chore_queries(src: _SequenceFile, chores, on_chore):
             if on_chore is not None:
                 on_chore(current, chore, number)
             if len(current):
-                yield current, chore, number
+                yield current, chore
     finally:
         src.close()
 

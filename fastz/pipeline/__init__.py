@@ -55,7 +55,10 @@ def _refuse_unsupported(opts: Options) -> None:
 
 
 def _refuse_with_chores(opts: Options) -> None:
-    """The modes LASTZ 1.04.22 gets wrong with --chores: not reproduced."""
+    """LASTZ's refusal of --segments, and the modes LASTZ 1.04.22 gets wrong with
+    --chores (not reproduced)."""
+    if opts.segments_file is not None:
+        raise OptionsError("can't use [chores] with --segments")
     extra = opts.extra or {}
     if immediate_limit(extra) is not None:
         # (lastz runs it and dies of a segmentation fault)
@@ -111,8 +114,6 @@ class Aligner:
         self.segments = None
         from ..io.sequences import chores_path
         self.chores = chores_path(self.opts.query, self.opts)   # --chores
-        if self.chores is not None and self.opts.segments_file is not None:
-            raise OptionsError("can't use [chores] with --segments")
         if self.chores is not None:
             _refuse_with_chores(self.opts)
         self.stats: dict = {}
@@ -339,12 +340,10 @@ class Aligner:
             if chore is not None:
                 # LASTZ's first stage (the strand --strand makes it) is the chore's
                 # '+', its second (with --strand=both) the chore's '-'
-                from ..io.chores import chore_window
-                stages = [(s, chore_window(chore[0], chore[1], self.target, query, k == 0))
-                          for k, s in enumerate(strands)]
-                kept = [s for k, (s, _) in enumerate(stages)
-                        if chore[0].strand in ("", "+-"[k])]
-                windows = dict(stages)
+                from ..io.chores import chore_windows
+                windows = dict(zip(strands, chore_windows(chore, self.target, query,
+                                                          len(strands))))
+                kept = [s for k, s in enumerate(strands) if chore.strand in ("", "+-"[k])]
             bufs = {s: (query if s == "+" else reverse_complement_sequence(query))
                     for s in kept}
             if chore is not None:
@@ -354,13 +353,12 @@ class Aligner:
             yield kept, bufs, sid
 
     def _queries_or_chores(self):
-        """(query, None) per query; with --chores, (query, (chore, number)) per chore."""
+        """(query, None) per query; with --chores, (query, chore) per chore."""
         if self.chores is None:
             return ((q, None) for q in self.queries())
         from ..io.sequences import iter_chores
         report = None if self.progress is None else self.progress.chore
-        return ((q, (c, n)) for q, c, n in iter_chores(self.opts.query, self.opts,
-                                                          self.chores, on_chore=report))
+        return iter_chores(self.opts.query, self.opts, self.chores, on_chore=report)
 
     def _results(self) -> Iterator[StrandResult]:
         from .parallel import parallel_results, resolve_workers
@@ -428,10 +426,10 @@ def _check_inputs(aligner: Aligner) -> None:
         return
     if aligner.chores is not None:
         # every chore's line, query and intervals
-        from ..io.chores import chore_window
+        from ..io.chores import chore_windows
         from ..io.sequences import iter_chores
-        for query, chore, number in iter_chores(o.query, o, aligner.chores, scan=True):
-            chore_window(chore, number, aligner.target, query, True)
+        for query, chore in iter_chores(o.query, o, aligner.chores, scan=True):
+            chore_windows(chore, aligner.target, query, 1)
         return
     segments = None
     if o.segments_file is not None:

@@ -125,19 +125,6 @@ def _parse_line(text: str, number: int, fname: str) -> _Line | None:
     return _Line(number, f[0], ts, te, f[3], qs, qe, f[6], score)
 
 
-def _partition_at(seq: Sequence, name: str, pos1based: int):
-    """Index of the partition named ``name`` whose source range holds ``pos1based``
-    (LASTZ ``lookup_partition_seq_pos``), or None."""
-    p = seq.partitions
-    for k, nm in enumerate(p.names):
-        if nm != name:
-            continue
-        lo = int(p.start[k]) + 1
-        if lo <= pos1based < lo + int(p.length[k]):
-            return k
-    return None
-
-
 @dataclass
 class SegmentsReader:
     """Reads a ``--segments`` file one query strand at a time, as LASTZ does.
@@ -253,7 +240,7 @@ def _resolve(fname: str, ln: _Line, target: Sequence, query: Sequence, strand: s
         probe = ln.qstart
         if strand == "-":
             probe = int(qp.true_length[qp.names.index(ln.qname)]) + 1 - ln.qend
-        k = _partition_at(query, ln.qname, probe)
+        k = qp.named_at(ln.qname, probe)
         if k is None:
             raise InputError(f"bad query sequence name/position ({fname}: line {ln.number}, "
                              f"{ln.qname}:{ln.qstart})")
@@ -290,7 +277,7 @@ def _target_places(fname: str, target: Sequence, ln: _Line) -> list:
     for nm in names:
         if nm not in tp.names:
             raise InputError(f"bad target sequence name ({fname}: line {ln.number}, {nm})")
-        k = _partition_at(target, nm, ln.tstart)
+        k = tp.named_at(nm, ln.tstart)
         if k is None:
             raise InputError(f"bad target sequence name/position ({fname}: line {ln.number}, "
                              f"{nm}:{ln.tstart})")

@@ -33,6 +33,7 @@ from ..kernels import filtering as kfilt
 from ..kernels import hitproc as khit
 from ..kernels import seeding as kseed
 from ..records import HSP_DTYPE
+from ..records import strand_length as _strand_length
 from .seeding import SeedIndex, parse_seed
 
 #: LASTZ ``defaultSeedHitQueueSize``
@@ -123,14 +124,6 @@ def hit_processor(opts) -> HitProcessor | None:
                            else int(opts.seed_filter_transversions)),
         cares_only=bool(opts.seed_filter_cares_only), twin_min=twin_min, twin_max=twin_max,
         queue_size=queue, merge=merge, rescore=rescore, defer=mirror and (merge or rescore))
-
-
-def _strand_length(chars: np.ndarray) -> int:
-    """Length LASTZ uses for a buffer: a trailing NUL (partition terminator) is not counted."""
-    n = int(chars.shape[0])
-    if n > 0 and chars[n - 1] == 0:
-        n -= 1
-    return n
 
 
 def _as_hsps(rows: np.ndarray) -> np.ndarray:

@@ -19,8 +19,9 @@ from .errors import OptionsError
 from .lastz_words import (  # noqa: F401  (re-exported)
     DEFAULT_FIELDS, EXTRA_FLAGS, EXTRA_OFF, EXTRA_PATTERNS, FIELD_ALIASES, FORMAT_WORDS,
     FORMATS, GENERAL_FIELDS, GENERAL_FORMATS, GENERAL_PREFIXES, HELP_WORDS, MAPPING_FIELDS,
-    SEGMENT_FIELDS, STANDARD_FIELDS, YASRA, YASRA_NEW, HelpRequested, LEAD_FLOAT, check_format,
-    float32, lead_int, parse_general_fields, pct, pct_range, score_thresh, version_tuple)
+    SEED_TABLE_WORDS, SEGMENT_FIELDS, STANDARD_FIELDS, YASRA, YASRA_NEW, HelpRequested,
+    LEAD_FLOAT, check_format, float32, lead_int, parse_general_fields, pct, pct_range,
+    score_thresh, version_tuple)
 from .options import (PLUS_FORM, SEED_12OF19, SEED_14OF22, Options, normalize_seed,
                       seed_display)
 from .scoring import string_to_int, string_to_score, string_to_unitized_int
@@ -538,6 +539,13 @@ class _Parser:
             return True
         if self.progress_word(arg):
             return True
+        if arg in SEED_TABLE_WORDS:
+            skip_search, show = SEED_TABLE_WORDS[arg]
+            if skip_search:
+                self.extra["tableonly"] = True
+            if show is not None:
+                self.extra["showtable"] = show
+            return True
         for patterns, key in EXTRA_PATTERNS:
             for p in patterns:
                 if arg.startswith(p[:-1]) if p.endswith("*") else arg == p:
@@ -635,6 +643,8 @@ class _Parser:
             if query is not None:
                 raise OptionsError("--self can't be used when you specify a query file")
             query = target
+        if self.extra.get("tableonly") and query is not None:
+            raise OptionsError("--tableonly can't be used when you specify a query file")
         v.update(target=target, query=query, args="".join(a + " " for a in self.args))
         opts = Options(**v, given=frozenset(self.given), extra=self.extra)
         opts.validate()

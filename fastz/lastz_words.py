@@ -211,15 +211,21 @@ EXTRA_PATTERNS = [
     (("v=0*", "v=1*", "--verbosity=*"), "verbosity"),
     (("--gexverbosity=*",), "gexverbosity"),
     (("--runtime",), "runtime"),
-    (("--tableonly", "--tableonly=count", "--tableonly=andcount", "--tableonly=distribution",
-      "--tableonly=stop"), "tableonly"),
-    (("--showtable", "--showtable=count"), "showtable"),
     (("--writecapsule=*",), "writecapsule"),
     (("--targetcapsule=*",), "targetcapsule"),
     (("--chores=*",), "chores"),
     (("--notruncationreport",), "notruncationreport"),
     (("--debug", "--debug=*"), "debug"),
 ]
+#: ``--tableonly[=...]``/``--showtable[=...]`` -> (seed search skipped, table shown)
+#: (``extra["tableonly"]``, ``extra["showtable"]``): a later word replaces what is
+#: shown; any ``--tableonly`` skips the search
+SEED_TABLE_WORDS = {
+    "--tableonly": (True, "table"), "--tableonly=count": (True, "count"),
+    "--tableonly=andcount": (True, "andcount"),
+    "--tableonly=distribution": (True, "distribution"), "--tableonly=stop": (True, None),
+    "--showtable": (False, "table"), "--showtable=count": (False, "count"),
+}
 EXTRA_OFF = {"--nocensus": "census", "--noruntime": "runtime"}
 
 YASRA = {  # LASTZ's "expanders": current and pre-1.02.45 versions

@@ -557,10 +557,14 @@ def normalize_seed(seed: str) -> str:
     """A seed as a pattern over 1/0/T: named seeds expanded, don't-cares (0, x, X) at the
     ends stripped, x/X -> 0, t -> T, blanks dropped.  Several seeds are joined by ','."""
     named = {"12of19": SEED_12OF19, "14of22": SEED_14OF22}
-    return ",".join(_normalize_one(named.get(part, part)) for part in seed.split(","))
+    if seed in named:                  # (a name only alone: LASTZ's list holds patterns)
+        return named[seed]
+    parts = seed.split(",")
+    # a bad seed is named with the rest of the list, as LASTZ names it
+    return ",".join(_normalize_one(part, ",".join(parts[k:])) for k, part in enumerate(parts))
 
 
-def _normalize_one(s: str) -> str:
+def _normalize_one(s: str, shown: str) -> str:
     body = s.lstrip("0xX").rstrip("0xX")
     if not body:
         raise OptionsError("seed string is empty!")
@@ -575,8 +579,8 @@ def _normalize_one(s: str) -> str:
         elif ch in "xX":
             out.append("0")
         else:
-            shown = ch if ch.isprintable() else f"{ord(ch):02X}"
-            raise OptionsError(f"seed string {s} contains illegal character {shown}")
+            bad = ch if ch.isprintable() else f"{ord(ch):02X}"
+            raise OptionsError(f"seed string {shown} contains illegal character {bad}")
     return "".join(out)
 
 

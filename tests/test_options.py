@@ -387,6 +387,14 @@ def test_seed_helpers():
     assert seed_display(SEED_12OF19) == SEED_12OF19
     with pytest.raises(OptionsError, match="illegal character"):
         normalize_seed("11a1")
+    # a list holds patterns only, and a bad one is named with the rest of the list
+    # (lastz 1.04.22: "seed string 12of19,11 contains illegal character 2")
+    assert normalize_seed("1101,x1T1x") == "1101,1T1"
+    with pytest.raises(OptionsError, match=r"^seed string 12of19,11 contains illegal "
+                                           r"character 2$"):
+        normalize_seed("1101,12of19,11")
+    with pytest.raises(OptionsError, match=r"^seed string 12of19,14of22 contains"):
+        normalize_seed("12of19,14of22")
 
 
 def test_thresh_text():

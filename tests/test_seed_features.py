@@ -244,12 +244,10 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("--stopafter=3 --chain", "can't use --anyornone with --chain"),
     ("--anyornone K=top5", "can't use --anyornone with adaptive hsp score threshold"),
     ("--querydepth=x", '"x" is not a number'),
-    ("--tableonly", "not yet supported by fastz: --tableonly$"),
-    ("--showtable", "not yet supported by fastz: --showtable$"),
     ("--writecapsule=x.cap", "not yet supported by fastz: --writecapsule$"),
     ("--debug", "not yet supported by fastz: --debug$"),
-    ("--debug=segments:x --tableonly",
-     "not yet supported by fastz: --tableonly, --debug=segments:x$"),
+    ("--debug=segments:x --targetcapsule=x.cap",
+     "not yet supported by fastz: --targetcapsule, --debug=segments:x$"),
 ])
 def test_errors(lastz_data, monkeypatch, args, message):
     from fastz.errors import FastzError

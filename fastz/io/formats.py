@@ -277,9 +277,13 @@ class Writer:
             self.out = out
 
     def footer(self, runtime: float | None = None) -> None:
-        """Job footer, ``runtime=`` (seconds, --runtime) as a comment where the format
-        carries comments, then ``# lastz end-of-file`` with --markend."""
+        """Job footer, then the ``trailer``."""
         self.job_footer()
+        self.trailer(runtime)
+
+    def trailer(self, runtime: float | None = None) -> None:
+        """``runtime=`` (seconds, --runtime) as a comment where the format carries
+        comments, then ``# lastz end-of-file`` with --markend."""
         if runtime is not None:
             self.generic(f"runtime={runtime:.3f}")
         if self.opts.markend and self.spec.family != "none":
@@ -363,10 +367,19 @@ def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filenam
     return writer
 
 
+def write_trailer(opts: Options, scores: ScoreSet, target: Sequence, out: TextIO,
+                  runtime: float | None) -> None:
+    """The end of a run that aligns nothing (``--tableonly``): the ``trailer`` alone,
+    written by a plain Writer (the formats' own checks, such as lav's refusal of
+    ``[multiple]`` targets, are LASTZ's only where it writes alignments)."""
+    spec = parse_format(opts.format or "lav", tuple(opts.format_fields or ()))
+    Writer(opts, scores, target, "", out, spec).trailer(runtime)
+
+
 def stdout_for_quirks(opts: Options, out: TextIO) -> TextIO:
     """Where LASTZ's stray ``printf`` output goes: stdout, even with --output=FILE."""
     return sys.stdout if opts.output else out
 
 
-__all__ = ["FormatSpec", "Writer", "make_writer", "parse_format", "threshold_strings",
+__all__ = ["FormatSpec", "Writer", "make_writer", "write_trailer", "parse_format", "threshold_strings",
            "score_matrix_lines", "seed_string"]

@@ -273,29 +273,6 @@ def build_index_arrays(codes: np.ndarray, seed_len: int, step: int, care_off: np
 
 
 @njit(cache=True)
-def key_run_counts(dir_, low, low_bits):
-    """For every index entry, how many entries share its key (LASTZ counts a word's
-    positions by walking its list)."""
-    n = dir_[dir_.shape[0] - 1]
-    out = np.empty(n, np.int64)
-    for b in range(dir_.shape[0] - 1):
-        a = dir_[b]
-        z = dir_[b + 1]
-        j = a
-        while j < z:
-            k = j + 1
-            if low_bits > 0:
-                while k < z and low[k] == low[j]:
-                    k += 1
-            else:
-                k = z
-            for m in range(j, k):
-                out[m] = k - j
-            j = k
-    return out
-
-
-@njit(cache=True)
 def protect_chasms(drop, pos, step, max_chasm, n_slots):
     """Keep some dropped entries so that no run of consecutive position slots (window
     end / step) longer than ``max_chasm`` is dropped whole; clears ``drop`` for them.
@@ -360,3 +337,105 @@ def compact_index(dir_, pos, low, keep):
                 k += 1
     new_dir[nb] = k
     return new_dir, new_pos, new_low
+
+
+# --- The table as text (--tableonly, --showtable) --------------------------------------
+
+#: Bytes a number takes at most in the table's text (a u64 in decimal).
+_NUMBER_BYTES = 20
+
+
+@njit(cache=True, inline="always")
+def _put_decimal(buf, n, value):
+    """Write ``value`` (>= 0) in decimal at ``buf[n:]``; returns the new end."""
+    digits = 1
+    v = value
+    while v >= 10:
+        v //= 10
+        digits += 1
+    for d in range(digits - 1, -1, -1):
+        buf[n + d] = 48 + value % 10
+        value //= 10
+    return n + digits
+
+
+@njit(cache=True)
+def index_words(dir_, low, low_bits):
+    """The words present in the index, by ascending key: (key, first entry, number of
+    entries) of each."""
+    n = dir_[dir_.shape[0] - 1]
+    keys = np.empty(n, np.int64)                # (at most one word per entry)
+    starts = np.empty(n, np.int64)
+    counts = np.empty(n, np.int64)
+    w = 0
+    for b in range(dir_.shape[0] - 1):
+        j = dir_[b]
+        z = dir_[b + 1]
+        while j < z:
+            k = j + 1
+            if low_bits > 0:
+                while k < z and low[k] == low[j]:
+                    k += 1
+            else:
+                k = z
+            keys[w] = (b << low_bits) | (low[j] if low_bits > 0 else 0)
+            starts[w] = j
+            counts[w] = k - j
+            w += 1
+            j = k
+    return keys[:w].copy(), starts[:w].copy(), counts[:w].copy()
+
+
+@njit(cache=True)
+def seed_table_text(keys, shown_keys, starts, counts, pos, pattern, hex_digits,
+                    show_counts, show_positions, buf):
+    """The table's lines for the given words, written into ``buf`` (LASTZ
+    ``pos_table.c`` ``dump_position_table``); returns the bytes written.
+
+    Per word: ``shown_keys[w]`` in ``hex_digits`` upper-case hex digits, ``/``, the
+    word as the seed sees it (from ``keys[w]``; ``pattern``: 2 for a ``1`` position,
+    written as its base; 1 for a ``T`` position, written ``R`` or ``Y``; 0 for a
+    don't-care, ``x``), ``:``, then its count and/or its window ends
+    ``pos[starts[w]:starts[w] + counts[w]]`` (descending, as LASTZ lists them).
+    ``buf`` must hold ``seed_table_bound`` bytes.
+    """
+    hexchars = b"0123456789ABCDEF"
+    bases = b"ACGT"
+    weight = 0
+    for k in range(pattern.shape[0]):
+        weight += pattern[k]
+    n = 0
+    for w in range(keys.shape[0]):
+        shown = shown_keys[w]
+        for d in range(hex_digits):
+            buf[n + d] = hexchars[(shown >> (4 * (hex_digits - 1 - d))) & 15]
+        n += hex_digits
+        buf[n] = 47                                            # '/'
+        n += 1
+        key = keys[w]
+        shift = weight
+        for k in range(pattern.shape[0]):
+            if pattern[k] == 2:
+                shift -= 2
+                buf[n] = bases[(key >> shift) & 3]
+            elif pattern[k] == 1:
+                shift -= 1
+                buf[n] = 89 if (key >> shift) & 1 else 82         # 'Y' / 'R'
+            else:
+                buf[n] = 120                                      # 'x'
+            n += 1
+        buf[n] = 58                                            # ':'
+        n += 1
+        if show_counts:
+            buf[n] = 32
+            n = _put_decimal(buf, n + 1, counts[w])
+        if show_positions:
+            i = starts[w]
+            buf[n] = 32
+            n = _put_decimal(buf, n + 1, pos[i])
+            for m in range(i + 1, i + counts[w]):
+                buf[n] = 44                                    # ','
+                n = _put_decimal(buf, n + 1, pos[m])
+        buf[n] = 10
+        n += 1
+    return n

@@ -32,7 +32,7 @@ def _strands(opts: Options) -> list[str]:
     return ["+", "-"]
 
 
-_UNSUPPORTED_EXTRAS = ("tableonly", "showtable", "writecapsule", "targetcapsule", "debug")
+_UNSUPPORTED_EXTRAS = ("writecapsule", "targetcapsule", "debug")
 
 
 def _refuse_unsupported(opts: Options) -> None:
@@ -44,8 +44,12 @@ def _refuse_unsupported(opts: Options) -> None:
     # (--queryhsplimit with --segments is LASTZ's own error, raised by validate)
     if "queryhspbest" in extra and opts.segments_file:
         missing.append("--queryhspbest with --segments")
-    # LASTZ options that change what it writes (chores, the seed-table and capsule
-    # tools, debugging dumps): refused by name
+    if "showtable" in extra and opts.segments_file:
+        # (lastz builds no seed table with --segments, then dies of a segmentation
+        # fault writing it)
+        missing.append("--showtable or --tableonly with --segments (lastz 1.04.22 crashes on it)")
+    # LASTZ options that change what it writes (the capsule tools, debugging dumps):
+    # refused by name
     for key in _UNSUPPORTED_EXTRAS:
         if key in extra:
             words = extra[key]
@@ -465,53 +469,83 @@ def _warn_depth(res: StrandResult, max_paired: int, keep: bool, first: bool) -> 
                          "query/strand\nis not processed further.\n")
 
 
+def _runtime(aligner: Aligner) -> float | None:
+    """--runtime: wall seconds (LASTZ's is its CPU time, which would miss the workers)."""
+    return time.perf_counter() - aligner.started if "runtime" in aligner.opts.extra else None
+
+
+def _show_seed_table(aligner: Aligner, index, out) -> None:
+    """--showtable / --tableonly: the target's seed-word table ``index``, as built
+    (before --masking changes it), ahead of any alignment."""
+    mode = aligner.opts.extra.get("showtable")
+    if mode is not None:
+        from ..io.formats import stdout_for_quirks
+        from ..io.seedtable import write_seed_table
+        from ..io.specifiers import parse_specifier
+        write_seed_table(out, index, parse_specifier(aligner.opts.target).path, mode,
+                         stdout_for_quirks(aligner.opts, out))
+
+
+def _align(aligner: Aligner, out) -> None:
+    """Align every query strand and write the output (header, alignments, footer)."""
+    from ..io.formats import make_writer
+    from .gapped import report_truncations
+    from .masking import finish_masking
+    from .report import Progress
+    o = aligner.opts
+    _check_inputs(aligner)
+    index = aligner.index                 # (--showtable's, whatever --masking does next)
+    results = aligner.results()
+    # read and check the first query strand before any byte of output is written
+    first = next(results, None)
+    _show_seed_table(aligner, index, out)
+    writer = make_writer(o, aligner.scores, aligner.target, _query_filename(o), out)
+    writer.header()
+    progress = Progress(not o.quiet and aligner.progress is None)
+    try:
+        if first is not None:
+            for res in itertools.chain([first], results):
+                trunc = res.stats.pop("truncations", None)
+                if trunc is not None and "notruncationreport" not in o.extra:
+                    report_truncations(trunc)
+                depth = res.stats.pop("depth_warning", None)
+                if depth is not None:
+                    _warn_depth(res, *depth, first=not aligner.depth_warned)
+                    aligner.depth_warned = True
+                writer.write(res)
+                progress.update(res.query.name, res.strand, len(res.query),
+                                len(res.alignments))
+    finally:
+        progress.close()
+    finish_masking(aligner, writer)     # m stanza, --census, --outputmasking (issue 6)
+    writer.footer(_runtime(aligner))
+    if aligner.limit_exceeded:
+        # (LASTZ counts strands: a query over the limit on both counts twice)
+        n = aligner.limit_exceeded
+        # (LASTZ: in the gapped HSP-immediate mode only with warnings)
+        immediate = immediate_limit(o.extra)
+        gapped_immediate = o.gapped and immediate is not None
+        if not gapped_immediate or immediate[1]:
+            what = "limit of qualifying alignments" if gapped_immediate else "HSP limit"
+            sys.stderr.write(f"{n} quer{'y' if n == 1 else 'ies'} exceeded the {what}\n")
+
+
 def run(opts: Options) -> int:
     """Align as ``lastz`` would with the same options; returns the exit code."""
-    from ..io.formats import make_writer
+    from ..io.formats import write_trailer
     from ..io.output import output_stream
-    from .gapped import report_truncations
-    from .report import Progress
 
     # the output first: an unwritable --output fails before any work is done; it is
     # a temporary file until the run succeeds (fastz.io.output, docs/hardening.md)
     with output_stream(opts.output) as out:
         aligner = Aligner(opts)
         o = aligner.opts
-        _check_inputs(aligner)
-        results = aligner.results()
-        # read and check the first query strand before any byte of output is written
-        first = next(results, None)
-        writer = make_writer(o, aligner.scores, aligner.target, _query_filename(o), out)
-        writer.header()
-        progress = Progress(not o.quiet and aligner.progress is None)
-        try:
-            if first is not None:
-                for res in itertools.chain([first], results):
-                    trunc = res.stats.pop("truncations", None)
-                    if trunc is not None and "notruncationreport" not in o.extra:
-                        report_truncations(trunc)
-                    depth = res.stats.pop("depth_warning", None)
-                    if depth is not None:
-                        _warn_depth(res, *depth, first=not aligner.depth_warned)
-                        aligner.depth_warned = True
-                    writer.write(res)
-                    progress.update(res.query.name, res.strand, len(res.query),
-                                    len(res.alignments))
-        finally:
-            progress.close()
-        from .masking import finish_masking
-        finish_masking(aligner, writer)     # m stanza, --census, --outputmasking (issue 6)
-        # --runtime: wall seconds (LASTZ's is its CPU time, which would miss the workers)
-        writer.footer(time.perf_counter() - aligner.started if "runtime" in o.extra else None)
-        if aligner.limit_exceeded:
-            # (LASTZ counts strands: a query over the limit on both counts twice)
-            n = aligner.limit_exceeded
-            # (LASTZ: in the gapped HSP-immediate mode only with warnings)
-            immediate = immediate_limit(o.extra)
-            gapped_immediate = o.gapped and immediate is not None
-            if not gapped_immediate or immediate[1]:
-                what = "limit of qualifying alignments" if gapped_immediate else "HSP limit"
-                sys.stderr.write(f"{n} quer{'y' if n == 1 else 'ies'} exceeded the {what}\n")
+        if "tableonly" in o.extra:
+            # the seed table (if shown) is all: no query is read
+            _show_seed_table(aligner, aligner.index, out)
+            write_trailer(o, aligner.scores, aligner.target, out, _runtime(aligner))
+        else:
+            _align(aligner, out)
     if o.stats:
         from .report import write_stats
         write_stats(aligner.stats, o.stats)

@@ -485,7 +485,7 @@ class _Parser:
             pass
         elif arg.startswith("--"):
             raise self.cant(arg)
-        elif self.target is None:
+        elif self.target is None and "targetcapsule" not in self.extra:
             self.target = arg
             return "file"
         elif self.query is None:
@@ -530,6 +530,56 @@ class _Parser:
             self.set(mismatch=(n, length), hspthresh=length, hspthresh_top=None)
         self.have_hsp = True
 
+    def capsule_word(self, arg: str) -> None:
+        """--writecapsule=F / --targetcapsule=F; with a capsule the first file named is
+        the query (LASTZ moves a target named earlier over)."""
+        key, path = arg[2:].split("=", 1)
+        if key in self.extra:
+            raise OptionsError(f'Duplicated or conflicting option "{arg}"')
+        other = "targetcapsule" if key == "writecapsule" else "writecapsule"
+        if other in self.extra:
+            raise OptionsError(f"can't use --{key} with --{other}")
+        if key == "targetcapsule" and self.target is not None:
+            if self.query is not None:
+                raise OptionsError("can't use --targetcapsule with two queries")
+            self.target, self.query = None, self.target
+        self.extra[key] = path
+
+    def capsule_checks(self, query: str | None, explicit_transition: bool) -> None:
+        """LASTZ's refusals around capsules (``parse_options``, in its order);
+        ``explicit_transition``: a --transition word (not a match seed's default)."""
+        e = self.extra
+        g = (self.given - {"transition"}) | ({"transition"} if explicit_transition else set())
+        if "targetcapsule" in e:
+            if self.seed_string is not None:
+                arg = self.seed_arg
+                hint = (" (use --transition or --notransition instead)"
+                        if arg.startswith("T=") else "")
+                raise OptionsError("can't set word size or seed pattern with --targetcapsule "
+                                   f"({arg}){hint}")
+            # (as LASTZ: --step when given, the others when not their default; a
+            # percentage --maxwordcount, which lastz ignores here, is refused too)
+            v = self.v
+            for clash, flag in (("step" in g, "--step"), (v.get("masking", 0) > 0, "--masking"),
+                                ("maxwordcount" in e, "--maxwordcount"),
+                                (v.get("word", 28) != 28, "--word"),
+                                (e.get("allocate_target") not in (None, "0"),
+                                 "--allocate:target")):
+                if clash:
+                    raise OptionsError(f"can't use {flag} with --targetcapsule")
+        if "writecapsule" in e:
+            if query is not None:
+                raise OptionsError("--writecapsule can't be used when you specify a query file")
+            for given, flag in (("infer", "--infer"), ("segments_file", "--segments"),
+                                ("xdrop", "--xdrop"), ("ydrop", "--ydrop"),
+                                ("hspthresh", "--hspthresh"), ("gappedthresh", "--gappedthresh"),
+                                ("inner", "--inner"), ("entropy", "--entropy"),
+                                ("ball", "--ball"), ("transition", "--transition"),
+                                ("identity_min", "--identity"), ("gap_open", "--gap"),
+                                ("gap_extend", "--gap")):
+                if given in g or given in e:
+                    raise OptionsError(f"can't use {flag} with --writecapsule")
+
     def extra_feature(self, arg: str) -> bool:
         if arg.startswith("c="):                       # c=<flag>: census on/off
             if string_to_int(arg[2:]) == 0:
@@ -538,6 +588,9 @@ class _Parser:
                 self.extra["census"] = True
             return True
         if self.progress_word(arg):
+            return True
+        if arg.startswith(("--writecapsule=", "--targetcapsule=")):
+            self.capsule_word(arg)
             return True
         if arg in SEED_TABLE_WORDS:
             skip_search, show = SEED_TABLE_WORDS[arg]
@@ -627,13 +680,17 @@ class _Parser:
             v["seed"] = normalize_seed(self.seed_string)
             self.given.add("seed")
             v["seed_name"] = seed_display(v["seed"], v.get("word", 28))
+        explicit_transition = "transition" in self.given   # (not a match seed's)
         if self.have_with_trans:
             self.given.add("transition")
         target = self.target
-        if target is None:
-            raise OptionsError("You must specify a target file")
+        capsule = "targetcapsule" in self.extra
         if self.actions["target"]:
+            if capsule:
+                raise OptionsError("--action1 can't be used with --targetcapsule")
             target += self.actions["target"]
+        if target is None and not capsule:
+            raise OptionsError("You must specify a target file")
         query = self.query
         if self.actions["query"]:
             if query is None:
@@ -642,7 +699,10 @@ class _Parser:
         if v.get("self_compare"):
             if query is not None:
                 raise OptionsError("--self can't be used when you specify a query file")
+            if capsule:
+                raise OptionsError("--self can't be used with --targetcapsule")
             query = target
+        self.capsule_checks(query, explicit_transition)
         if self.extra.get("tableonly") and query is not None:
             raise OptionsError("--tableonly can't be used when you specify a query file")
         v.update(target=target, query=query, args="".join(a + " " for a in self.args))

@@ -300,7 +300,7 @@ class Options:
         scoring set is built (``fastz.scoring.scoreset_from_options``).
         """
         g = self._given
-        if not self.target:
+        if not self.target and "targetcapsule" not in (self.extra or {}):
             raise OptionsError("You must specify a target file")
         if self.self_compare:
             if self.query not in (None, self.target) and not self.derived:

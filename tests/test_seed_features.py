@@ -244,10 +244,10 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("--stopafter=3 --chain", "can't use --anyornone with --chain"),
     ("--anyornone K=top5", "can't use --anyornone with adaptive hsp score threshold"),
     ("--querydepth=x", '"x" is not a number'),
-    ("--writecapsule=x.cap", "not yet supported by fastz: --writecapsule$"),
+    ("--writecapsule=x.cap", "--writecapsule can't be used when you specify a query file$"),
+    ("--targetcapsule=x.cap", "can't use --targetcapsule with two queries$"),
     ("--debug", "not yet supported by fastz: --debug$"),
-    ("--debug=segments:x --targetcapsule=x.cap",
-     "not yet supported by fastz: --targetcapsule, --debug=segments:x$"),
+    ("--debug=segments:x", "not yet supported by fastz: --debug=segments:x$"),
 ])
 def test_errors(lastz_data, monkeypatch, args, message):
     from fastz.errors import FastzError

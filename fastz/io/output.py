@@ -115,8 +115,12 @@ def _new_file_mode(path: str) -> int:
 
 
 @contextmanager
-def output_stream(path: str | None) -> Iterator[TextIO]:
-    """The output text stream (stdout for None); see the module docstring."""
+def output_stream(path: str | None, binary: bool = False) -> Iterator[TextIO]:
+    """The output text stream (stdout for None); see the module docstring.
+    ``binary``: a byte stream to the file ``path`` (a target capsule)."""
+    text = {} if binary else {"encoding": "utf-8", "errors": "surrogateescape",
+                              "newline": ""}
+    how = "wb" if binary else "w"
     if path is None:
         rollback = _stdout_rollback()
         _ON_ABORT[id(rollback)] = lambda: rollback(flush=False)
@@ -140,7 +144,7 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
     if mode is not None and not stat.S_ISREG(mode):
         # a device or FIFO: nothing to rename over (never replace /dev/null)
         try:
-            fh = open(real, "w", encoding="utf-8", errors="surrogateescape", newline="")
+            fh = open(real, how, **text)
         except OSError as exc:
             raise InputError(f"can't open output file {path}: {exc.strerror}") from None
         with fh:
@@ -154,8 +158,7 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
     _ON_ABORT[id(tmp)] = lambda: remove_temp_file(tmp)
     ok = False
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape",
-                       newline="") as fh:
+        with os.fdopen(fd, how, **text) as fh:
             sink = _Sink(fh, path)
             yield sink
             sink.flush()

@@ -32,7 +32,7 @@ def _strands(opts: Options) -> list[str]:
     return ["+", "-"]
 
 
-_UNSUPPORTED_EXTRAS = ("writecapsule", "targetcapsule", "debug")
+_UNSUPPORTED_EXTRAS = ("debug",)
 
 
 def _refuse_unsupported(opts: Options) -> None:
@@ -44,12 +44,13 @@ def _refuse_unsupported(opts: Options) -> None:
     # (--queryhsplimit with --segments is LASTZ's own error, raised by validate)
     if "queryhspbest" in extra and opts.segments_file:
         missing.append("--queryhspbest with --segments")
-    if "showtable" in extra and opts.segments_file:
-        # (lastz builds no seed table with --segments, then dies of a segmentation
-        # fault writing it)
-        missing.append("--showtable or --tableonly with --segments (lastz 1.04.22 crashes on it)")
-    # LASTZ options that change what it writes (the capsule tools, debugging dumps):
-    # refused by name
+    for clash, flag in ((opts.segments_file, "--segments"),
+                        (extra.get("targetcapsule"), "--targetcapsule")):
+        if "showtable" in extra and clash:
+            # (lastz has no seed table to write then and dies of a segmentation fault)
+            missing.append(f"--showtable or --tableonly with {flag} "
+                           "(lastz 1.04.22 crashes on it)")
+    # LASTZ's debugging dumps: refused by name
     for key in _UNSUPPORTED_EXTRAS:
         if key in extra:
             words = extra[key]
@@ -84,13 +85,22 @@ class Aligner:
     def __init__(self, opts: Options):
         from ..io.sequences import load_target
         from ..scoring import scoreset_from_options
-        from .seeding import build_index
+        from .seeding import SeedIndex, build_index, parse_seed
 
         started = time.perf_counter()       # --progress times from here, as LASTZ's
         self.started = started              # ... and --runtime
         self.limit_exceeded = 0           # strand searches over --queryhsplimit
         self.depth_warned = False         # --querydepth explained once per run
         self.scores = scoreset_from_options(opts)
+        capsule = None
+        if (opts.extra or {}).get("targetcapsule"):
+            if "chores" in opts.extra:
+                raise OptionsError("can't use --chores with --targetcapsule")
+            # the target, its seed and index come from the capsule
+            from ..io.capsule import read_capsule
+            capsule = read_capsule(opts.extra["targetcapsule"])
+            opts = replace(opts, seed=capsule.seed, step=capsule.step, word=capsule.word,
+                           given=opts.given | {"seed", "step", "word"})
         self.opts = opts.resolved(self.scores)
         self.opts.validate()
         if "chores" in (self.opts.extra or {}) and self.opts.self_compare:
@@ -100,7 +110,7 @@ class Aligner:
         self.hitproc = hit_processor(self.opts)     # --twins, --filter, --exact, ...
         from ..kernels.device import select_backend
         self.backend = select_backend(self.opts.backend, self.opts.quiet)
-        self.target = load_target(self.opts.target, self.opts)
+        self.target = capsule.target if capsule else load_target(self.opts.target, self.opts)
         if self.opts.hspthresh_top or self.opts.gappedthresh_top:
             # top<p>% thresholds become base counts once the target length is known
             from .adaptive import resolve_thresholds
@@ -111,7 +121,11 @@ class Aligner:
                 raise OptionsError("gapped_extend can't handle score threshold "
                                    f"{self.opts.gappedthresh_top}")
         self.index = None
-        if self.opts.segments_file is None:
+        if capsule is not None:
+            self.index = SeedIndex(parse_seed(capsule.seed, capsule.word), capsule.step,
+                                   capsule.dir_, capsule.pos, capsule.low, capsule.low_bits,
+                                   len(self.target))
+        elif self.opts.segments_file is None:
             self.index = build_index(self.target.chars, self.opts.seed, self.opts.step,
                                      word=self.opts.word,
                                      max_word_count=(self.opts.extra or {}).get("maxwordcount"))
@@ -119,6 +133,8 @@ class Aligner:
         from ..io.sequences import chores_path
         self.chores = chores_path(self.opts.query, self.opts)   # --chores
         if self.chores is not None:
+            if capsule is not None:             # (query[chores=F]: lastz crashes on it)
+                raise OptionsError("can't use [chores] with --targetcapsule")
             _refuse_with_chores(self.opts)
         self.stats: dict = {}
         from .masking import census_for
@@ -486,6 +502,18 @@ def _show_seed_table(aligner: Aligner, index, out) -> None:
                          stdout_for_quirks(aligner.opts, out))
 
 
+def _write_capsule(aligner: Aligner, out) -> None:
+    """--writecapsule: the target and its index, and lastz's line saying so."""
+    from ..io.capsule import write_capsule
+    from ..io.formats import stdout_for_quirks
+    from ..options import unitize
+    o = aligner.opts
+    path = o.extra["writecapsule"]
+    size = write_capsule(path, aligner.target, o.seed, o.word, aligner.index)
+    stdout_for_quirks(o, out).write(
+        f"{unitize(size, by_thousands=True)} byte target sequence capsule written to {path}\n")
+
+
 def _align(aligner: Aligner, out) -> None:
     """Align every query strand and write the output (header, alignments, footer)."""
     from ..io.formats import make_writer
@@ -540,10 +568,13 @@ def run(opts: Options) -> int:
     with output_stream(opts.output) as out:
         aligner = Aligner(opts)
         o = aligner.opts
-        if "tableonly" in o.extra:
-            # the seed table (if shown) is all: no query is read
+        if "tableonly" in o.extra or "writecapsule" in o.extra:
+            # the seed table (if shown) and the capsule are all: no query is read
             _show_seed_table(aligner, aligner.index, out)
-            write_trailer(o, aligner.scores, aligner.target, out, _runtime(aligner))
+            if "writecapsule" in o.extra:               # (LASTZ's format is none then)
+                _write_capsule(aligner, out)
+            else:
+                write_trailer(o, aligner.scores, aligner.target, out, _runtime(aligner))
         else:
             _align(aligner, out)
     if o.stats:

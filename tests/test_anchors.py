@@ -1,4 +1,7 @@
 """Anchors: HSP peaks and sort order; HSPs read from --segments files (vs oracles and lastz)."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -12,6 +15,7 @@ from fastz.pipeline.anchors import (SegmentsReader, anchors_from_hsps, merge_seg
 from fastz.records import ANCHOR_DTYPE, HSP_DTYPE, Partitions, Sequence
 from fastz.scoring import build_scoreset
 
+from conftest import LASTZ, drop_version
 from seedharness import (GENERAL_FIELDS, fastz_anchor_trace, lastz_anchor_trace, make_target,
                          read_fasta, revcomp)
 
@@ -198,3 +202,54 @@ def test_segments_reader_errors_and_rewind(tmp_path):
         f.write_text(bad + "\n")
         with pytest.raises(InputError, match=msg):
             SegmentsReader(str(f)).take(t, q, "+")
+
+
+# --- --queryhspbest with --segments, against lastz -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hspbest_segments(shared_pairs, tmp_path_factory):
+    """hpylori's segments as lastz writes them (both strands), and the file's + and -
+    rows alone; mers' (46 queries)."""
+    where = tmp_path_factory.mktemp("hspbest")
+    for name, pair in (("hp", "hpylori_26695_vs_J99_Eslice"), ("mers", "mers_ref_vs_46isolates")):
+        p = shared_pairs / pair
+        text = subprocess.run([LASTZ, str(p / "target.fa"), str(p / "query.fa"),
+                               "--format=segments"], capture_output=True, check=True,
+                              text=True).stdout
+        (where / f"{name}.txt").write_text(text)
+        head, *rows = text.splitlines(keepends=True)
+        for strand in "+-":
+            picked = [r for r in rows if r.split("\t")[6] == strand]
+            (where / f"{name}{strand}.txt").write_text(head + "".join(picked))
+    return where
+
+
+@pytest.mark.parametrize("seg, opts", [
+    ("hp", "--queryhspbest=1"),
+    ("hp", "--queryhspbest=10"),                # a minus row among the chosen
+    ("hp", "--queryhspbest=50 --format=maf"),
+    ("hp", "--queryhspbest=5 --nogapped"),
+    ("hp", "--queryhspbest=7 --masking=2"),
+    ("hp-", "--queryhspbest=5"),                # minus rows only: lastz aligns none
+    ("hp-", "--queryhspbest=5 --strand=minus"), # one strand: nothing chosen
+    ("hp+", "--queryhspbest=4 --nogfextend"),
+    ("mers", "--queryhspbest=2"),
+])
+def test_queryhspbest_with_segments_as_lastz(shared_pairs, hspbest_segments, seg, opts):
+    """LASTZ 1.04.22 keeps each segments-file row's strand character as its id, which
+    the split of the shared table by strand never matches: with both strands the minus
+    strand is finished with no anchors and the plus strand with every chosen row (the
+    minus ones where they lie in the minus strand's buffer).  fastz does the same."""
+    pair = "mers_ref_vs_46isolates" if seg == "mers" else "hpylori_26695_vs_J99_Eslice"
+    p = shared_pairs / pair
+    args = [str(p / "target.fa"), str(p / "query.fa"),
+            f"--segments={hspbest_segments / (seg + '.txt')}", *opts.split(),
+            *(["--format=general:name1,start1,end1,name2,start2,end2,strand2,score"]
+              if "--format" not in opts else [])]
+    lz = subprocess.run([LASTZ, *args], capture_output=True, timeout=600)
+    fz = subprocess.run([sys.executable, "-m", "fastz", *args], capture_output=True,
+                        timeout=600)
+    assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert fz.stderr == lz.stderr

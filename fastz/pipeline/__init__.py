@@ -41,9 +41,6 @@ def _refuse_unsupported(opts: Options) -> None:
     if getattr(opts, "anchors_file", None):
         missing.append("--anchors")
     extra = opts.extra or {}
-    # (--queryhsplimit with --segments is LASTZ's own error, raised by validate)
-    if "queryhspbest" in extra and opts.segments_file:
-        missing.append("--queryhspbest with --segments")
     for clash, flag in ((opts.segments_file, "--segments"),
                         (extra.get("targetcapsule"), "--targetcapsule")):
         if "showtable" in extra and clash:

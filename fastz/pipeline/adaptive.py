@@ -36,6 +36,7 @@ import numpy as np
 from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
 from ..records import HSP_DTYPE, Alignments
+from .anchors import merge_segments
 from .filtering import _strand_length
 from .mirror import mirror_images
 
@@ -74,8 +75,11 @@ def _finish_shared(aligner, bufs, seg, state, sid, strands, fixed_gapped=True):
     for s, tseg, tstate in tables:
         # LASTZ merges --twins/--recoverseeds HSPs when it finishes the strand
         hsps = aligner.finish_hsps(bufs[s], _as_hsps(tseg, tstate))
-        if ((len(strands) == 2 and s == "+" or not o.gfextend) and (o.gapped or o.chain)
-                and hsps.shape[0]):
+        segments = aligner.segments is not None
+        if segments:
+            hsps = merge_segments(hsps)         # (LASTZ merges a segments file's anchors)
+        if ((len(strands) == 2 and s == "+" or not (o.gfextend or segments))
+                and (o.gapped or o.chain) and hsps.shape[0]):
             # the plus strand's HSPs were moved to a fresh table, which no longer
             # says it holds scores (nor do un-extended seed hits): finish_one_strand
             # rescores them (masked table, no entropy), after the minus strand was
@@ -104,9 +108,14 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
     seg, state = kst.new_table()
     for s in strands:
         q = np.ascontiguousarray(bufs[s].chars, np.uint8)
-        # with K=top every x-drop extension is offered to the table, which keeps the best
-        raw = aligner.find_hsps(bufs[s], s, unmerged=True, every=adaptive)
-        if not adaptive and not o.gfextend:
+        if aligner.segments is not None:
+            # --segments: the file's segments as read, scores and all
+            raw = aligner.segments.take(aligner.target, bufs[s], s, merged=False)
+        else:
+            # with K=top every x-drop extension is offered to the table, which keeps
+            # the best
+            raw = aligner.find_hsps(bufs[s], s, unmerged=True, every=adaptive)
+        if not adaptive and not o.gfextend and aligner.segments is None:
             # LASTZ's table holds un-extended seed hits with score 0 (scored only
             # when the strand is finished)
             raw = raw.copy()
@@ -116,8 +125,13 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
             # LASTZ puts each HSP's mirror image in the table right after it
             raw, image = mirror_images(raw, _strand_length(t), _strand_length(q), s == "+")
         rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
+        # (a segments file's rows carry their strand character as id, as LASTZ's
+        # read_segment_table gives them, which no strand's id matches: LASTZ 1.04.22
+        # then finishes the minus strand with none of them, and the plus strand with
+        # all the chosen ones, minus rows where they lie in the minus strand's buffer)
+        seg_id = ord(s) if aligner.segments is not None else sid[s]
         seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
-                                   sid[s], adaptive and bool(o.entropy), image)
+                                   seg_id, adaptive and bool(o.entropy), image)
     if best is not None and len(strands) == 2:
         # LASTZ chooses after searching the minus strand only
         kst.choose_best(seg, state, best)

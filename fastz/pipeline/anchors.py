@@ -161,9 +161,12 @@ class SegmentsReader:
             self._at += 1
         return None
 
-    def take(self, target: Sequence, query: Sequence, strand: str) -> np.ndarray:
+    def take(self, target: Sequence, query: Sequence, strand: str,
+             merged: bool = True) -> np.ndarray:
         """HSPs for ``query`` on ``strand`` ('+' or '-'), as HSP_DTYPE rows in
-        the target buffer and the query *strand* buffer."""
+        the target buffer and the query *strand* buffer; ``merged=False``: as read,
+        before ``merge_segments`` (LASTZ merges when it finishes the strand, after
+        --queryhspbest chose from both strands' segments)."""
         after_rewind = self._pending_after_rewind
         if self._pending_rewind:
             self._at = 0
@@ -185,7 +188,8 @@ class SegmentsReader:
                 break
             rows.extend(_resolve(self.path, ln, target, query, strand))
             self._at += 1
-        return merge_segments(_hsp_rows(rows))
+        rows = _hsp_rows(rows)
+        return merge_segments(rows) if merged else rows
 
     def finish(self) -> None:
         """Fail if segments remain unread (LASTZ's final ``read_segment_table`` call)."""

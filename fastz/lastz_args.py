@@ -545,11 +545,11 @@ class _Parser:
             self.target, self.query = None, self.target
         self.extra[key] = path
 
-    def capsule_checks(self, query: str | None, explicit_transition: bool) -> None:
-        """LASTZ's refusals around capsules (``parse_options``, in its order);
-        ``explicit_transition``: a --transition word (not a match seed's default)."""
-        e = self.extra
-        g = (self.given - {"transition"}) | ({"transition"} if explicit_transition else set())
+    def capsule_checks(self, query: str | None, given: frozenset) -> None:
+        """LASTZ's refusals around capsules (``parse_options``, in its order); ``given``:
+        the settings the words set (``transition`` only by a --transition word, not by
+        a match seed's default)."""
+        e, g = self.extra, given
         if "targetcapsule" in e:
             if self.seed_string is not None:
                 arg = self.seed_arg
@@ -680,7 +680,7 @@ class _Parser:
             v["seed"] = normalize_seed(self.seed_string)
             self.given.add("seed")
             v["seed_name"] = seed_display(v["seed"], v.get("word", 28))
-        explicit_transition = "transition" in self.given   # (not a match seed's)
+        words_given = frozenset(self.given)        # (before a match seed's transition)
         if self.have_with_trans:
             self.given.add("transition")
         target = self.target
@@ -702,7 +702,7 @@ class _Parser:
             if capsule:
                 raise OptionsError("--self can't be used with --targetcapsule")
             query = target
-        self.capsule_checks(query, explicit_transition)
+        self.capsule_checks(query, words_given)
         if self.extra.get("tableonly") and query is not None:
             raise OptionsError("--tableonly can't be used when you specify a query file")
         v.update(target=target, query=query, args="".join(a + " " for a in self.args))

@@ -211,8 +211,6 @@ EXTRA_PATTERNS = [
     (("v=0*", "v=1*", "--verbosity=*"), "verbosity"),
     (("--gexverbosity=*",), "gexverbosity"),
     (("--runtime",), "runtime"),
-    (("--writecapsule=*",), "writecapsule"),
-    (("--targetcapsule=*",), "targetcapsule"),
     (("--chores=*",), "chores"),
     (("--notruncationreport",), "notruncationreport"),
     (("--debug", "--debug=*"), "debug"),

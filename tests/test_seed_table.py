@@ -16,7 +16,6 @@ import pytest
 
 from conftest import LASTZ, REPO, drop_version
 from fastz.io import seedtable
-from fastz.kernels import seeding as kseed
 from fastz.pipeline.seeding import build_index
 
 MITO = str(REPO / "data" / "human_mt.fa")
@@ -228,7 +227,7 @@ def test_table_text_matches_reference(seed, mode, monkeypatch):
     chars = rng.choice(np.frombuffer(b"ACGTacgtN", np.uint8), 3000,
                        p=[.22, .22, .22, .22, .03, .03, .03, .02, .01]).astype(np.uint8)
     index = build_index(chars, seed)
-    keys, starts, counts = kseed.index_words(index.dir_, index.low, index.low_bits)
+    keys, starts, counts = seedtable.index_words(index)
     ref_keys, ref_first, ref_counts = _reference_words(index)
     assert np.array_equal(keys, ref_keys) and np.array_equal(starts, ref_first)
     assert np.array_equal(counts, ref_counts)

@@ -47,6 +47,11 @@ class Capsule:
     low_bits: int
 
 
+def _aligned(n: int) -> int:
+    """``n`` rounded up to the arrays' alignment."""
+    return -(-n // ALIGN) * ALIGN
+
+
 def write_capsule(path: str, target: Sequence, seed: str, word: int, index) -> int:
     """Write the capsule of ``target`` and its ``index`` (a ``SeedIndex``) to ``path``
     (a temporary file renamed at the end); returns its size in bytes."""
@@ -65,10 +70,10 @@ def write_capsule(path: str, target: Sequence, seed: str, word: int, index) -> i
         a = np.ascontiguousarray(a)
         arrays[key] = a
         layout[key] = {"dtype": a.dtype.str, "shape": list(a.shape), "offset": offset}
-        offset += -(-a.nbytes // ALIGN) * ALIGN
+        offset += _aligned(a.nbytes)
     meta["arrays"] = layout
     head = json.dumps(meta).encode()
-    body_start = -(-(len(MAGIC) + 8 + len(head)) // ALIGN) * ALIGN
+    body_start = _aligned(len(MAGIC) + 8 + len(head))
     with output_stream(path, binary=True) as fh:
         fh.write(MAGIC + len(head).to_bytes(8, "little") + head)
         fh.write(b"\0" * (body_start - len(MAGIC) - 8 - len(head)))
@@ -95,7 +100,7 @@ def read_capsule(path: str) -> Capsule:
         if meta["version"] != VERSION:
             raise InputError(f"capsule file {path} is of version {meta['version']}; "
                              f"this fastz reads version {VERSION}: write it again")
-        body_start = -(-(len(MAGIC) + 8 + size) // ALIGN) * ALIGN
+        body_start = _aligned(len(MAGIC) + 8 + size)
         file_size = os.path.getsize(path)
         arrays = {}
         for key, spec in meta["arrays"].items():

@@ -38,13 +38,13 @@ def write_seed_table(out: TextIO, index, filename: str, mode: str, stdout: TextI
     """Write the table of ``index`` (a ``pipeline.seeding.SeedIndex``) in ``mode``;
     the closing empty line goes to ``stdout`` (``formats.stdout_for_quirks``)."""
     out.write(f"{_TITLES[mode]} for {filename}:\n")
-    keys, starts, counts = kseed.index_words(index.dir_, index.low, index.low_bits)
+    keys, starts, counts = index_words(index)
     if mode == "distribution":
         values, words = np.unique(counts, return_counts=True)
         out.write("".join(f"{c} {w}\n" for c, w in zip(values.tolist(), words.tolist())))
         return
     spec = index.spec
-    pattern = np.array([{"1": 2, "T": 1}.get(ch, 0) for ch in spec.pattern], np.int64)
+    pattern = pattern_bits(spec.pattern)
     shown = lastz_keys(keys, spec.pattern, spec.halfweight)
     order = np.argsort(shown, kind="stable")
     hex_digits = (spec.weight + 3) // 4
@@ -59,6 +59,22 @@ def write_seed_table(out: TextIO, index, filename: str, mode: str, stdout: TextI
     stdout.write("\n")
 
 
+def index_words(index) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(key, first entry, number of entries) of each word in ``index``, keys
+    ascending."""
+    bounds = kseed.word_bounds(index.dir_, index.low, index.low_bits)
+    starts = bounds[:-1]
+    keys = (np.searchsorted(index.dir_, starts, side="right") - 1).astype(np.int64)
+    if index.low_bits > 0:
+        keys = (keys << index.low_bits) | index.low[starts]
+    return keys, starts, np.diff(bounds)
+
+
+def pattern_bits(pattern: str) -> np.ndarray:
+    """Key bits of each seed position: 2 for a ``1``, 1 for a ``T``, 0 for a ``0``."""
+    return np.array([{"1": 2, "T": 1}.get(ch, 0) for ch in pattern], np.int64)
+
+
 def lastz_packing(pattern: str, halfweight: bool) -> list[tuple[int, int]]:
     """LASTZ's (right shift, mask) pairs that pack a seed's bits into its key.
 
@@ -70,8 +86,8 @@ def lastz_packing(pattern: str, halfweight: bool) -> list[tuple[int, int]]:
     """
     per = 1 if halfweight else 2
     seed_bits = 0
-    for ch in pattern:
-        seed_bits = (seed_bits << per) | {"1": (1 << per) - 1, "T": 1}.get(ch, 0)
+    for bits in pattern_bits(pattern).tolist():      # (a half-weight seed has no '1')
+        seed_bits = (seed_bits << per) | ((1 << bits) - 1)
     full = (1 << bin(seed_bits).count("1")) - 1
     covered = seed_bits & full
     rest = seed_bits - covered
@@ -93,12 +109,11 @@ def lastz_packing(pattern: str, halfweight: bool) -> list[tuple[int, int]]:
 def lastz_keys(keys: np.ndarray, pattern: str, halfweight: bool) -> np.ndarray:
     """LASTZ's key of each of fastz's keys (``pattern`` over ``1``/``T``/``0``)."""
     per = 1 if halfweight else 2
-    width = {"1": 2, "T": 1}
+    widths = pattern_bits(pattern).tolist()
     # unpack: each care position's bits back to its place in the word
     word = np.zeros_like(keys)
-    key_shift = sum(width.get(ch, 0) for ch in pattern)
-    for i, ch in enumerate(pattern):
-        bits = width.get(ch, 0)
+    key_shift = sum(widths)
+    for i, bits in enumerate(widths):
         if bits == 0:
             continue
         key_shift -= bits

@@ -360,30 +360,27 @@ def _put_decimal(buf, n, value):
 
 
 @njit(cache=True)
-def index_words(dir_, low, low_bits):
-    """The words present in the index, by ascending key: (key, first entry, number of
-    entries) of each."""
+def word_bounds(dir_, low, low_bits):
+    """Where each word (run of entries with one key) starts in the index, and the end:
+    word w holds entries ``bounds[w] .. bounds[w + 1]``, words by ascending key."""
     n = dir_[dir_.shape[0] - 1]
-    keys = np.empty(n, np.int64)                # (at most one word per entry)
-    starts = np.empty(n, np.int64)
-    counts = np.empty(n, np.int64)
+    bounds = np.empty(n + 1, np.int64)            # (at most one word per entry)
     w = 0
     for b in range(dir_.shape[0] - 1):
         j = dir_[b]
         z = dir_[b + 1]
         while j < z:
+            bounds[w] = j
+            w += 1
             k = j + 1
             if low_bits > 0:
                 while k < z and low[k] == low[j]:
                     k += 1
             else:
                 k = z
-            keys[w] = (b << low_bits) | (low[j] if low_bits > 0 else 0)
-            starts[w] = j
-            counts[w] = k - j
-            w += 1
             j = k
-    return keys[:w].copy(), starts[:w].copy(), counts[:w].copy()
+    bounds[w] = n
+    return bounds[:w + 1].copy()
 
 
 @njit(cache=True)

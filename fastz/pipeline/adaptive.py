@@ -64,6 +64,7 @@ def _finish_shared(aligner, bufs, seg, state, sid, strands, fixed_gapped=True):
     """Split a query's shared HSP table by strand and finish the minus strand, then the
     plus strand (``collectHspsFromBoth`` in LASTZ's main)."""
     o = aligner.opts
+    segments = aligner.segments is not None
     if len(strands) == 2:
         other, ostate = kst.split_table(seg, state, sid["-"])
         tables = [("-", seg, state), ("+", other, ostate)]
@@ -75,7 +76,6 @@ def _finish_shared(aligner, bufs, seg, state, sid, strands, fixed_gapped=True):
     for s, tseg, tstate in tables:
         # LASTZ merges --twins/--recoverseeds HSPs when it finishes the strand
         hsps = aligner.finish_hsps(bufs[s], _as_hsps(tseg, tstate))
-        segments = aligner.segments is not None
         if segments:
             hsps = merge_segments(hsps)         # (LASTZ merges a segments file's anchors)
         if ((len(strands) == 2 and s == "+" or not (o.gfextend or segments))
@@ -105,17 +105,18 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
     if not adaptive and len(strands) == 1:
         # a single strand with a plain threshold: LASTZ never chooses
         return [aligner.strand(bufs[strands[0]], strands[0])], []
+    segments = aligner.segments is not None
     seg, state = kst.new_table()
     for s in strands:
         q = np.ascontiguousarray(bufs[s].chars, np.uint8)
-        if aligner.segments is not None:
+        if segments:
             # --segments: the file's segments as read, scores and all
             raw = aligner.segments.take(aligner.target, bufs[s], s, merged=False)
         else:
             # with K=top every x-drop extension is offered to the table, which keeps
             # the best
             raw = aligner.find_hsps(bufs[s], s, unmerged=True, every=adaptive)
-        if not adaptive and not o.gfextend and aligner.segments is None:
+        if not adaptive and not o.gfextend and not segments:
             # LASTZ's table holds un-extended seed hits with score 0 (scored only
             # when the strand is finished)
             raw = raw.copy()
@@ -129,7 +130,7 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
         # read_segment_table gives them, which no strand's id matches: LASTZ 1.04.22
         # then finishes the minus strand with none of them, and the plus strand with
         # all the chosen ones, minus rows where they lie in the minus strand's buffer)
-        seg_id = ord(s) if aligner.segments is not None else sid[s]
+        seg_id = ord(s) if segments else sid[s]
         seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
                                    seg_id, adaptive and bool(o.entropy), image)
     if best is not None and len(strands) == 2:

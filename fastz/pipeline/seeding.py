@@ -226,7 +226,7 @@ def limit_index(index: SeedIndex, spec: str, target_len: int) -> SeedIndex:
     evenly spaced survivors (``limit_position_table``, ``breakup_chasm``).
     """
     limit, keep, chasm = parse_max_word_count(spec)
-    _, _, word_counts = kseed.index_words(index.dir_, index.low, index.low_bits)
+    word_counts = np.diff(kseed.word_bounds(index.dir_, index.low, index.low_bits))
     counts = np.repeat(word_counts, word_counts)        # per entry, its word's count
     if keep > 0:
         limit = _limit_for_fraction(counts, keep)

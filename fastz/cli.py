@@ -154,9 +154,9 @@ def _topic_text(kind: str) -> str:
     if kind == "files":
         return ("A TARGET or QUERY specifier is\n"
                 "    [nickname::]filename[/selectname][{maskfile}][[actions]][-]\n"
-                "filename: FASTA, FASTQ, 2bit or nib; /selectname picks one sequence of a\n"
-                "2bit file; a trailing - aligns the reverse complement.  Actions (comma-\n"
-                "separated inside brackets): <start>..<end>, <start>#<len>, <center>^<len>,\n"
+                "filename: FASTA, FASTQ, 2bit, nib or hsx; /selectname picks one sequence\n"
+                "of a 2bit or hsx file; a trailing - aligns the reverse complement.  Actions\n"
+                "(comma-separated inside brackets): <start>..<end>, <start>#<len>, <center>^<len>,\n"
                 "revcomp, multiple, separator=<c>, subset=<file>, subsample=<k>/<n>, unmask,\n"
                 "softmask=<file>, xmask=<file>, nmask=<file>, nickname=<name>,\n"
                 "nameparse=full|alphanum|darkspace|tag:<marker>, format=<type>.\n")

@@ -172,7 +172,7 @@ class ByteReader:
 
 
 _CR_OR_LF = re.compile(rb"[\r\n]")
-_LF = re.compile(rb"\n")
+LF = re.compile(rb"\n")
 _GT = re.compile(rb">")
 
 
@@ -278,9 +278,16 @@ def read_fasta_record(reader: ByteReader, filename: str, allow_iupac: bool,
                 line, _ = reader.read_line()
                 header = text(line)
             header = apply_trigger(header, trigger)
-    chars = _validate(reader.read_fasta_body(), False, allow_iupac, separator,
-                      lambda c: _bad_char("fasta character", filename, header, c))
-    return TextRecord(header, chars)
+    return TextRecord(header, validate_fasta(reader.read_fasta_body(), allow_iupac,
+                                             separator, filename, header))
+
+
+def validate_fasta(body: bytes, allow_iupac: bool, separator: str | None, filename: str,
+                   header: str | None) -> np.ndarray:
+    """A FASTA record's stored characters; a bad one is LASTZ's error naming the file
+    and the record."""
+    return _validate(body, False, allow_iupac, separator,
+                     lambda c: _bad_char("fasta character", filename, header, c))
 
 
 @functools.lru_cache(maxsize=None)
@@ -438,7 +445,7 @@ def find_fasta_named(reader: ByteReader, wanted: str, match_name, filename: str,
                 _not_found(filename, wanted)
         first = False
         skipped += 1
-        line, term = reader.read_until(_LF)
+        line, term = reader.read_until(LF)
         if term < 0:
             _not_found(filename, wanted)
         stripped = line.lstrip(b" \t\v\f\r")

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..records import Partitions, Sequence
-from . import fasta, twobit
+from . import fasta, hsx, twobit
 from .seqmasks import apply_mask, reverse_complement, reverse_complement_pieces, separate, upper
 from .seqnames import read_names_file, short_name, subset_match_name, whitespace_to_under
 from .specifiers import SeqSpec, parse_specifier
@@ -160,12 +160,16 @@ class _SequenceFile:
         self.pending_name = None
         self.skip = spec.subsample[0] - 1 if spec.subsample and spec.subsample[1] > 1 else 0
         self.every = spec.subsample[1] if spec.subsample and spec.subsample[1] > 1 else 1
-        if self.kind in ("2bit", "nib"):
+        if self.kind in ("2bit", "nib", "hsx"):
             if not stream.seekable():
                 stream = io.BytesIO(stream.read())
             self.raw = stream
             self.nib_done = False
-            if self.kind == "2bit":
+            if self.kind == "hsx":
+                self.hsx = hsx.HsxFile(stream, filename)
+                self.hsx_at = self.hsx.find(spec.select) if spec.select is not None \
+                    else self.hsx.first()
+            elif self.kind == "2bit":
                 self.twobit = twobit.TwoBitFile(stream, filename)
                 self.next_index = 0
                 if spec.select is not None:
@@ -190,14 +194,16 @@ class _SequenceFile:
         spec, kind = self.spec, self.kind
         if kind == "csfasta":
             raise InputError("sorry, color space is not fully implemented yet")
-        if kind in ("hsx", "qdna"):
-            raise InputError(f"{self.filename}: {kind} files are not supported by fastz")
-        if spec.select is not None and kind != "2bit":
+        if kind == "qdna":
+            raise InputError(f"{self.filename}: qdna files are not supported by fastz")
+        if spec.select is not None and kind not in ("2bit", "hsx"):
             raise InputError(f"specific contig-of-interest only valid for 2bit or hsx files "
                              f"({spec.select})")
         if spec.subset is not None and kind == "nib":
             raise InputError("sequence-subset file only valid for fasta, fastq, csfasta, 2bit "
                              f"or hsx files ({spec.subset})")
+        if kind == "hsx" and (spec.name_parse != "core" or spec.name_trigger is not None):
+            raise InputError('"nameparse=" is not valid for hsx files')
         if spec.name_parse in ("alphanum", "darkspace") and kind == "nib":
             raise InputError(f'"nameparse={spec.name_parse}" only valid for fasta, fastq, '
                              "csfasta or 2bit files")
@@ -218,6 +224,8 @@ class _SequenceFile:
                                                   whole)
         elif self.kind == "fastq":
             fasta.find_fastq_named(self.reader, name, match, self.filename, whole)
+        elif self.kind == "hsx":
+            self.hsx_at = self.hsx.find(name)      # (any order: a hash lookup)
         else:
             names = self.twobit.names
             k = self.next_index
@@ -244,6 +252,10 @@ class _SequenceFile:
             if self.spec.select is not None:
                 return self.contig == 0
             return self.next_index < len(self.twobit)
+        if self.kind == "hsx":
+            if self.spec.select is not None:
+                return self.contig == 0
+            return self.contig < self.hsx.count
         if self.kind == "nib":
             return not self.nib_done
         return not self.reader.hit_eof and self.reader.more()
@@ -264,6 +276,8 @@ class _SequenceFile:
             header = nick if nick is not None else self.twobit.names[index]
             return _Record(header, chars, true_len, start_loc, self.contig)
         self.contig += 1
+        if self.kind == "hsx":
+            return self._load_hsx(keep)
         if self.kind == "nib":
             self.nib_done = True
             if not keep:
@@ -297,6 +311,20 @@ class _SequenceFile:
             fasta.check_fastq_qualities(rec, lo, end_limit, chars.shape[0], name)
         return _Record(rec.header, chars.copy(), total, lo + 1, self.contig)
 
+    def _load_hsx(self, keep: bool) -> _Record | None:
+        entry = self.hsx.entry(self.hsx_at)
+        self.hsx_at = entry.after
+        if not keep:
+            return None
+        lo, hi = self.limits.clip(entry.length, f"{self.filename}/{entry.name}", None)
+        if entry.length == 0:
+            if self.warn:
+                sys.stderr.write(f"WARNING. {self.filename} contains an empty sequence:\n"
+                                 f"{entry.name}\n")
+            return _Record(entry.name, np.zeros(0, np.uint8), 0, 1, self.contig)
+        chars = self.hsx.read(entry, self.allow_iupac, self.spec.separator)
+        return _Record(entry.name, chars[lo:hi].copy(), entry.length, lo + 1, self.contig)
+
     def next_record(self) -> _Record | None:
         """The next record to use, after ``subsample`` skipping; None at the end."""
         for _ in range(self.skip):
@@ -318,6 +346,8 @@ class _SequenceFile:
         return self._another()
 
     def close(self) -> None:
+        if self.kind == "hsx":
+            self.hsx.close()
         if self.handle is not sys.stdin.buffer:
             self.handle.close()
 
@@ -337,7 +367,7 @@ def _names_of(rec: _Record, spec: SeqSpec, kind: str) -> tuple[str, str | None]:
 
 
 def _masks(chars: np.ndarray, spans: list, spec: SeqSpec, start_loc: int, kind: str) -> None:
-    if spec.unmask and kind in ("fasta", "fastq"):
+    if spec.unmask and kind in ("fasta", "fastq", "hsx"):
         chars[:] = upper(chars)
     for path, keep, how in ((spec.softmask, spec.softmask_keep, "lower"),
                             (spec.xmask, spec.xmask_keep, "X"),

@@ -28,7 +28,7 @@ from .bounds import (
 from .rowindex import above_below, insert, neighbours, new_index, skip_test, touching
 from .ydrop import (
     EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow2, one_sided, padded,
-    traceback,
+    padded_query, traceback,
 )
 
 # statistics slots
@@ -438,7 +438,7 @@ def add_trivial(al, sg, ops, meta, ix, trivial):
 
 @njit(cache=True)
 def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend,
-                   ydrop, trim, tb_cells, thresh, allbounds, trivial, two_pass):
+                   ydrop, trim, tb_cells, thresh, allbounds, trivial, two_pass, tpads):
     """Process one strand's anchors (already in LASTZ's order), sequentially.
 
     Parameters
@@ -450,6 +450,7 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
     trivial : int64[k, 5] alignments inserted before any anchor (pos1, pos2, end1,
         end2, score), LASTZ's trivial self-alignment(s).
     two_pass : use the inspector/executor instead of a single full pass.
+    tpads : ``ydrop.pad_target(T)``, made once per target.
 
     Returns
     -------
@@ -470,7 +471,7 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
     ntrunc = 0
     work = new_work()
     res = np.zeros(N_RESULT, np.int64)
-    seqs = padded(T, Q)
+    seqs = padded_query(tpads, Q)
     for k in range(n):
         stats[ST_ANCHORS] += 1
         work = extend_pair(seqs, T, Q, anc1[k], anc2[k], lo1[k], hi1[k], lo2[k], hi2[k],

@@ -38,7 +38,6 @@ EXT_XDROP = 1      # x-drop (the default)
 EXT_EXACT = 2      # --exact=<len>
 EXT_MISMATCH = 3   # --mismatch=<M>,<len>
 
-_NO_DIAG = np.iinfo(np.int64).min      # diag_actual of a bucket never used
 
 
 @njit(cache=True)
@@ -127,7 +126,9 @@ def search_strand_general(dir_, low, pos, low_bits,
         overflow, or (-1, -1).
     """
     diag_end = np.zeros(DIAG_HASH_SIZE, np.int64)
-    diag_actual = np.full(DIAG_HASH_SIZE, _NO_DIAG, np.int64)
+    # (a bucket's diagonal is read only while its end is past the hit's start, so
+    # after it was written: zeros, which the OS hands out untouched, are enough)
+    diag_actual = np.zeros(DIAG_HASH_SIZE, np.int64)
     qsize = queue_size if proc == PROC_TWIN else 1
     qprev = np.empty(qsize, np.int64)
     qblock = np.zeros(qsize, np.bool_)

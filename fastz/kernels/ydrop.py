@@ -45,17 +45,30 @@ ROW_FIELDS = 2
 
 
 @njit(cache=True)
-def padded(T, Q):
-    """(Tf, Tr, Qf, Qr): each buffer with a NUL at both ends, and its reverse.
+def pad_target(T):
+    """(Tf, Tr): the target with a NUL at both ends, and its reverse.
 
     LASTZ's sequences carry NUL terminators that score "very bad"; the DP reads
-    one column past its last one, which lands on such a NUL.
+    one column past its last one, which lands on such a NUL.  Made once per target
+    (copying a genome for every query strand cost more than aligning a short read).
     """
     Tf = np.zeros(T.shape[0] + 2, np.uint8)
     Tf[1:-1] = T
+    return Tf, Tf[::-1].copy()
+
+
+@njit(cache=True)
+def padded_query(tpads, Q):
+    """(Tf, Tr, Qf, Qr): ``pad_target``'s pair and the query padded the same way."""
     Qf = np.zeros(Q.shape[0] + 2, np.uint8)
     Qf[1:-1] = Q
-    return Tf, Tf[::-1].copy(), Qf, Qf[::-1].copy()
+    return tpads[0], tpads[1], Qf, Qf[::-1].copy()
+
+
+@njit(cache=True)
+def padded(T, Q):
+    """(Tf, Tr, Qf, Qr) of a target and a query (see ``pad_target``)."""
+    return padded_query(pad_target(T), Q)
 
 
 @njit(cache=True)

@@ -147,6 +147,15 @@ class Aligner:
                                           started)
         self.two_pass = (self.opts.dp == "split"
                          or (self.opts.dp == "auto" and not self.opts.gfextend))
+        self.target_pads = None             # see padded_target
+
+    def padded_target(self):
+        """The target as the DP reads it (``kernels.ydrop.pad_target``): made once,
+        before the workers fork, and again after ``--masking`` changes the target."""
+        if self.target_pads is None:
+            from ..kernels.ydrop import pad_target
+            self.target_pads = pad_target(self.target.chars)
+        return self.target_pads
 
     def strand_renderer(self):
         """A writer for worker processes to format strands with (``Writer.render``), or
@@ -267,7 +276,8 @@ class Aligner:
                 traceback_bytes=o.traceback_bytes, two_pass=self.two_pass, threads=threads,
                 hsp_anchors=o.gfextend, stats=self.stats, backend=self.backend,
                 max_paired=max_paired, paired_keep=bool(depth and depth[2]),
-                window=None if query.chore is None else query.chore.bounds)
+                window=None if query.chore is None else query.chore.bounds,
+                target_pads=self.padded_target())
             over = over and depth[1]             # LASTZ warns unless nowarn
         alns = filter_alignments(alns, self.target, query, o)
         if o.gapped and o.inner > 0:

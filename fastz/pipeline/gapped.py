@@ -16,6 +16,7 @@ from ..kernels.bounds import (
     A_END1, A_END2, A_FIRST, A_LAST, A_OPS0, A_OPSN, A_POS1, A_POS2, A_SCORE, A_TRIV,
 )
 from ..kernels.gapped import extend_anchors
+from ..kernels.ydrop import pad_target
 from ..records import Alignments, Sequence
 from ..scoring import ScoreSet
 
@@ -75,13 +76,12 @@ def _trivial(target: Sequence, query: Sequence, strand: str, sub, thresh: int) -
             n = len(target)
             rows.append((0, 0, n - 1, n - 1, max(s, thresh)))
     elif tp is not None and qp is None:
-        for k in range(len(tp.offset)):
+        for k in np.flatnonzero(tp.length == len(query)).tolist():   # (same length)
             lo, n = int(tp.offset[k]), int(tp.length[k])
-            if n == len(query):
-                s = _identical_score(target.chars[lo:lo + n], query.chars, sub)
-                if s is not None:
-                    rows.append((lo, 0, lo + n - 1, len(query) - 1, max(s, thresh)))
-                    break
+            s = _identical_score(target.chars[lo:lo + n], query.chars, sub)
+            if s is not None:
+                rows.append((lo, 0, lo + n - 1, n - 1, max(s, thresh)))
+                break
     elif tp is not None and qp is not None and len(tp.offset) == len(qp.offset):
         parts = []
         for k in range(len(tp.offset)):
@@ -138,7 +138,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
                   threads: int = 1, hsp_anchors: bool = True, stats: dict | None = None,
                   backend: str = "cpu", max_paired: int = 0,
                   paired_keep: bool = False, with_trivial: bool = True,
-                  window: tuple[int, int, int, int] | None = None
+                  window: tuple[int, int, int, int] | None = None, target_pads=None
                   ) -> tuple[Alignments, np.ndarray, bool]:
     """Gapped alignments of one query strand, in LASTZ's output order.
 
@@ -149,6 +149,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     ``with_trivial=False``: no trivial self-alignment is inserted (LASTZ's HSP-immediate
     extensions never see one).  ``window`` (t_lo, t_hi, q_lo, q_hi): ``--chores``, no
     extension leaves those intervals (LASTZ narrows each anchor's partition limits).
+    ``target_pads``: ``kernels.ydrop.pad_target(target.chars)``, when the caller keeps it.
     """
     a1 = np.ascontiguousarray(anchors["pos1"], dtype=np.int64)
     a2 = np.ascontiguousarray(anchors["pos2"], dtype=np.int64)
@@ -165,7 +166,8 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     tb_cells = traceback_bytes - 7
     args = (target.chars, query.chars, a1, a2, lo1, hi1, lo2, hi2, scores.sub,
             scores.gap_open, scores.gap_extend, ydrop, trim, tb_cells, gappedthresh,
-            allgappedbounds, trivial, two_pass)
+            allgappedbounds, trivial, two_pass,
+            target_pads if target_pads is not None else pad_target(target.chars))
     if backend in ("gpu", "twin"):
         from .gpu import extend_anchors_gpu
         order, al, ops, st, trunc = extend_anchors_gpu(*args, engine=backend, stats=stats,

@@ -12,7 +12,7 @@ For one query strand (same inputs and outputs as
    columns; larger or unfinished sides are left to the CPU); each bin gets an
    exact dense traceback allocation (prefix sums of (end_r+1)(end_c+1)) and
    runs the pruned executor + traceback;
-4. ``resolve.resolve`` walks the anchors in LASTZ's order on the CPU: skip
+4. ``resolve.resolve_from`` walks the anchors in LASTZ's order on the CPU: skip
    test, device result if provably exact, else an exact bounded CPU extension.
 
 ``engine="twin"`` runs the same stages with the kernels' CPU twins (numpy
@@ -29,7 +29,7 @@ import numpy as np
 from ..kernels.dpcells import (
     EAGER_CELLS, EAGER_OPS, N_OUT, O_CELLS, O_END_C, O_END_R, O_NOPS, O_STATUS,
 )
-from ..kernels.ydrop import padded
+from ..kernels.ydrop import padded_query
 
 WIDTH = 4096                       # work-row cells per extension (power of two)
 ROW_CAP = 32768                    # rows kept by the inspector for the executor
@@ -38,6 +38,8 @@ BATCH = 8192                       # sides per inspector launch batch
 STREAMS = 4                        # inspector streams per batch
 TB_BUDGET = 1 << 31                # traceback bytes per executor launch
 SIM_BATCH = 64                     # smaller batches under the CUDA simulator
+RESIDENT_ARRAYS = 8                # device copies kept (Engine.resident), least recent out
+_RESIDENT: dict = {}               # (engine kind, id(host array)) -> (host array, copy)
 ROUND_DIAG = 300                   # rounds: an anchor this close (diagonals, target
 ROUND_POS = 50_000                 # positions) to a chosen one waits for the next round
 MAX_ROUNDS = 64                    # then the CPU extends the rest
@@ -52,7 +54,6 @@ class _Engine:
         self.kind = kind
         self.device = device
         self.retries = 0                   # batches halved after an out-of-memory error
-        self._resident = {}                # id -> (host array, device copy)
         self.rings = 1                     # work rows per side (two for "diag")
         self.strip_stats = None            # "diag": [strips, passes] swept so far
         if kind == "twin":
@@ -80,14 +81,18 @@ class _Engine:
             self.batch = SIM_BATCH if device.simulated() else BATCH
 
     def resident(self, a):
-        """Device copy of host array ``a`` (or a tuple of them), made once per engine:
-        the sequences stay on the device across rounds."""
-        key = id(a)
-        hit = self._resident.get(key)
+        """Device copy of host array ``a`` (or of each of a tuple of them): the
+        sequences stay on the device across rounds, and the padded target (the same
+        arrays for every strand) across strands."""
+        if isinstance(a, tuple):
+            return tuple(self.resident(x) for x in a)
+        key = (self.kind, id(a))
+        hit = _RESIDENT.pop(key, None)
         if hit is None or hit[0] is not a:
-            dev = (tuple(self.to_dev(x) for x in a) if isinstance(a, tuple)
-                   else self.to_dev(a))
-            hit = self._resident[key] = (a, dev)
+            hit = (a, self.to_dev(a))
+        _RESIDENT[key] = hit                    # (most recently used last)
+        while len(_RESIDENT) > RESIDENT_ARRAYS:
+            _RESIDENT.pop(next(iter(_RESIDENT)))
         return hit[1]
 
     def launch(self, fn, args, stream):
@@ -271,7 +276,7 @@ def _sides(idx, anc1, anc2, lo1, hi1, lo2, hi2):
 
 
 def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend,
-                       ydrop, trim, tb_cells, thresh, allbounds, trivial, two_pass,
+                       ydrop, trim, tb_cells, thresh, allbounds, trivial, two_pass, tpads,
                        engine: str = "gpu", stats: dict | None = None, rounds: bool = False):
     """``kernels.gapped.extend_anchors`` with the extensions speculated on the device.
 
@@ -304,7 +309,7 @@ def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_
     near_diag, near_pos = NEAR_DIAG, NEAR_POS
     if os.environ.get("FASTZ_GPU_NEAR"):          # developer knob: "diag,pos" (0,0 = all)
         near_diag, near_pos = (int(v) for v in os.environ["FASTZ_GPU_NEAR"].split(","))
-    seqs = padded(T, Q)
+    seqs = padded_query(tpads, Q)
     E = int(gap_extend)
     OE = int(gap_open) + int(gap_extend)
     al, sg, ops, meta, ix, st, gst, trunc, ntrunc = resolve_state(n, trivial, T.shape[0])

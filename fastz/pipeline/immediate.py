@@ -187,7 +187,7 @@ def _extend(aligner, query, strand, anchors, truncs, with_trivial=True) -> Align
     alns, trunc, _ = gapped_extend(
         aligner.target, query, strand, anchors, aligner.scores, o.ydrop, o.gappedthresh,
         trim=o.ytrim, notrivial=o.notrivial, traceback_bytes=o.traceback_bytes,
-        stats=aligner.stats, with_trivial=with_trivial)
+        stats=aligner.stats, with_trivial=with_trivial, target_pads=aligner.padded_target())
     if trunc is not None and trunc.shape[0]:
         truncs.append(trunc)
     return filter_alignments(alns, aligner.target, query, o)

@@ -148,7 +148,10 @@ def masked_results(aligner, results):
         if counted is not None and (len(counted) or not o.gapped):
             res.stats["num_masked"] = cen.update(counted)
         yield res
-        if cen.apply() and aligner.index is not None:
+        if not cen.apply():
+            continue
+        aligner.target_pads = None
+        if aligner.index is not None:
             aligner.index = build_index(aligner.target.chars, o.seed, o.step, word=o.word)
             if limited is not None:
                 aligner.index = keep_positions(aligner.index, limited)

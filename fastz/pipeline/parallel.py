@@ -9,7 +9,8 @@ forked after the target, its index and the compiled kernels exist, so they
 inherit all three (copy-on-write) instead of rebuilding or unpickling them;
 only the query strand goes to a worker and only its alignments come back, with
 their text already formatted where the output format allows it
-(``Writer.strands_apart``).
+(``Writer.strands_apart``).  Short strands (reads) travel in batches, so the
+cost of a round trip to a worker is shared by many.
 Results are written in submission order, with a bounded number in flight so
 memory stays at a few query strands.
 """
@@ -30,6 +31,12 @@ _RENDER = None      # the writer the workers render strands with, or None (the p
 _BUSY = None        # strands being aligned now, counted across the workers (mp.Value)
 _DRAINED = None     # set once the parent has handed out the last unit (mp.Value)
 _TOTAL = 1          # the number of workers
+
+#: units sent to a worker together: up to this many query bases (a longer unit goes
+#: alone) and this many units; a round trip costs about 0.3 ms, a 150 bp read's
+#: strand about a tenth of that
+BATCH_BASES = 1 << 16
+BATCH_UNITS = 1024
 
 
 def free_cores() -> int | None:
@@ -63,19 +70,39 @@ def resolve_workers(n: int) -> int:
     return available_cores() if n <= 0 else n
 
 
-def _align_unit(query: Sequence, strand: str, threads: int):
-    with _BUSY.get_lock():
-        _BUSY.value += 1
-    try:
-        res = _ALIGNER.strand(query, strand, threads)
-        # formatting is a tenth of a strand's work in default mode: done here, in
-        # parallel, it is not a serial tail in the parent
-        text = _RENDER.render(res) if _RENDER is not None else None
-    finally:
+def _batches(items, size) -> Iterator[list]:
+    """Consecutive ``items`` grouped up to BATCH_BASES (by ``size(item)``) and
+    BATCH_UNITS."""
+    batch, bases = [], 0
+    for item in items:
+        n = size(item)
+        if batch and (bases + n > BATCH_BASES or len(batch) >= BATCH_UNITS):
+            yield batch
+            batch, bases = [], 0
+        batch.append(item)
+        bases += n
+    if batch:
+        yield batch
+
+
+def _align_units(units, threads: int):
+    """(alignments, extra stats, text) of each (query strand, strand), and the
+    run statistics they added."""
+    out = []
+    for query, strand in units:
         with _BUSY.get_lock():
-            _BUSY.value -= 1
+            _BUSY.value += 1
+        try:
+            res = _ALIGNER.strand(query, strand, threads)
+            # formatting is a tenth of a strand's work in default mode: done here, in
+            # parallel, it is not a serial tail in the parent
+            text = _RENDER.render(res) if _RENDER is not None else None
+        finally:
+            with _BUSY.get_lock():
+                _BUSY.value -= 1
+        out.append((res.alignments, res.stats, text))
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
-    return res.alignments, stats, res.stats, text
+    return out, stats
 
 
 def _merge_stats(into: dict, more: dict) -> None:
@@ -89,18 +116,23 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
     # every strand may extend anchors in as many threads as there are workers; it
     # uses those the other strands leave free (free_cores), so the last strand of a
     # run, or the heavy strand of a query whose other strand is light, gets every core
-    jobs = (((query, strand), _align_unit, (query, strand, workers)) for query, strand in units)
-    for (query, strand), (alns, stats, extra, text) in _pooled(aligner, jobs, workers):
+    jobs = ((batch, _align_units, (batch, workers))
+            for batch in _batches(units, lambda unit: len(unit[0])))
+    for batch, (out, stats) in _pooled(aligner, jobs, workers):
         _merge_stats(aligner.stats, stats)
-        yield StrandResult(query, strand, alns, extra, text)
+        for (query, strand), (alns, extra, text) in zip(batch, out):
+            yield StrandResult(query, strand, alns, extra, text)
 
 
-def _query_unit(work, strands, bufs, sid):
-    res, notes = work(_ALIGNER, strands, bufs, sid)
-    parts = [(r.strand, r.alignments, r.stats,
-              _RENDER.render(r) if _RENDER is not None else None) for r in res]
+def _query_units(work, queries):
+    out = []
+    for strands, bufs, sid in queries:
+        res, notes = work(_ALIGNER, strands, bufs, sid)
+        out.append(([(r.strand, r.alignments, r.stats,
+                      _RENDER.render(r) if _RENDER is not None else None) for r in res],
+                    notes))
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
-    return parts, notes, stats
+    return out, stats
 
 
 def parallel_queries(aligner, work, queries, workers: int):
@@ -108,11 +140,13 @@ def parallel_queries(aligner, work, queries, workers: int):
     ((strands, strand buffers, strand ids) as ``Aligner.query_strands`` gives them) in
     ``workers`` processes; yields (results, notes) in query order.  For the modes where
     a query's strands depend on each other (a shared HSP table, a per-query limit)."""
-    jobs = ((bufs, _query_unit, (work, strands, bufs, sid)) for strands, bufs, sid in queries)
-    for bufs, (parts, notes, stats) in _pooled(aligner, jobs, workers):
+    batches = _batches(queries, lambda q: max((len(buf) for buf in q[1].values()), default=0))
+    jobs = ((batch, _query_units, (work, batch)) for batch in batches)
+    for batch, (out, stats) in _pooled(aligner, jobs, workers):
         _merge_stats(aligner.stats, stats)
-        yield [StrandResult(bufs[s], s, alns, extra, text)
-               for s, alns, extra, text in parts], notes
+        for (_strands, bufs, _sid), (parts, notes) in zip(batch, out):
+            yield [StrandResult(bufs[s], s, alns, extra, text)
+                   for s, alns, extra, text in parts], notes
 
 
 def _pooled(aligner, jobs, workers: int):
@@ -120,6 +154,8 @@ def _pooled(aligner, jobs, workers: int):
     yields (context, result) in submission order, at most 2 x workers in flight."""
     global _ALIGNER, _BUSY, _TOTAL, _RENDER, _DRAINED
     _ALIGNER = aligner
+    if aligner.opts.gapped:
+        aligner.padded_target()             # (made once, shared by the workers' pages)
     _RENDER = aligner.strand_renderer()
     ctx = mp.get_context("fork")
     _BUSY, _TOTAL, _DRAINED = ctx.Value("i", 0), workers, ctx.Value("b", 0)

@@ -6,6 +6,7 @@ overweight seeds, transition flip order) and ``pos_table.c``
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -53,8 +54,10 @@ def seed_pattern(seed: str) -> str:
     return s
 
 
+@functools.lru_cache(maxsize=32)
 def parse_seed(seed: str, word: int = 28) -> SeedSpec:
-    """Parse a seed name or pattern (LASTZ ``parse_one_seed``).
+    """Parse a seed name or pattern (LASTZ ``parse_one_seed``); cached (it is asked
+    for every query strand), so its arrays are shared: read them only.
 
     ``word`` is the most key bits the index may use (``--word``); heavier seeds are
     *overweight*: their rightmost ``1`` positions are indexed by their

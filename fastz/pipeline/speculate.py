@@ -31,7 +31,7 @@ from ..kernels.gapped import (
     add_trivial, conflicts, extend_pair, new_state, new_work, output_order,
 )
 from ..kernels.rowindex import skip_test
-from ..kernels.ydrop import padded
+from ..kernels.ydrop import padded_query
 
 
 # HSP anchors this close (diagonal, target position) to one being extended in the same
@@ -45,7 +45,7 @@ NEAR_POS = 50_000
 
 def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
                             gap_extend, ydrop, trim, tb_cells, thresh, allbounds, trivial,
-                            two_pass, threads, window=None, cores=None, near=True):
+                            two_pass, tpads, threads, window=None, cores=None, near=True):
     """Same inputs and outputs as ``kernels.gapped.extend_anchors``, in up to
     ``threads`` threads.
 
@@ -56,7 +56,7 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
     others takes over their cores.
     """
     n = anc1.shape[0]
-    seqs = padded(T, Q)
+    seqs = padded_query(tpads, Q)
     al, sg, ops, meta, ix = new_state(n + trivial.shape[0] + 1, T.shape[0])
     al, sg, ops, ix = add_trivial(al, sg, ops, meta, ix, trivial)
     stats = np.zeros(N_STATS, np.int64)

@@ -27,13 +27,12 @@ from ..bounds import NONE
 from ..rowindex import skip_test
 from ..dpcells import O_LAST_ROW, O_MAX_RY, O_NOPS, O_SCORE, O_STATUS, O_END_C, O_END_R
 from ..gapped import (
-    EMPTY, M_NAL, M_NOPS, N_RESULT, N_STATS, R_LMAXRY, R_LROWS, R_LSEG,
+    EMPTY, M_NAL, N_RESULT, N_STATS, R_LMAXRY, R_LROWS, R_LSEG,
     R_LTRUNC, R_RMAXRY, R_RROWS, R_RSEG, R_RTRUNC, R_SCORE, R_STATUS, SKIPPED,
     ST_ACCEPTED, ST_ANCHORS, ST_EMPTY, ST_REDONE, ST_SKIPPED, ST_TRUNCATED,
     _note_truncation, accept, add_trivial, assemble_pair, conflicts, extend_pair,
-    new_state, new_work, output_order,
+    new_state, new_work,
 )
-from ..ydrop import padded
 
 # device-path counters (gstats)
 G_SPECULATED, G_USED, G_REDONE_CONFLICT, G_REDONE_DEVICE, G_CPU, G_SKIPPED_SPEC = range(6)
@@ -217,21 +216,5 @@ def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, s
     return n, al, sg, ops, meta, ix, trunc, ntrunc
 
 
-def resolve(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend, ydrop, trim,
-            tb_cells, thresh, allbounds, trivial, two_pass, pair, sout, sops, soff):
-    """One round: every anchor resolved, those without a device result on the CPU.
-
-    Returns ``gapped.extend_anchors``'s (order, al, ops, stats, trunc) plus gstats.
-    """
-    al, sg, ops, meta, ix, stats, gstats, trunc, ntrunc = resolve_state(
-        anc1.shape[0], trivial, T.shape[0])
-    _k, al, sg, ops, meta, ix, trunc, ntrunc = resolve_from(
-        0, False, padded(T, Q), T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
-        gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass, pair, sout, sops,
-        soff, al, sg, ops, meta, ix, stats, gstats, trunc, ntrunc)
-    return (output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats,
-            trunc[:ntrunc], gstats)
-
-
-__all__ = ["resolve", "resolve_state", "resolve_from", "pending", "speculate_mask", "device_result_usable", "GSTAT_NAMES", "NEAR_DIAG",
+__all__ = ["resolve_state", "resolve_from", "pending", "speculate_mask", "device_result_usable", "GSTAT_NAMES", "NEAR_DIAG",
            "NEAR_POS"]

@@ -1,0 +1,41 @@
+"""Simulated short reads (for the read-set tests and ``bench/reads.py``).
+
+Reads are drawn from a FASTA record at random positions, half of them
+reverse-complemented, each base replaced by a random one with probability ``error``;
+the same seed gives the same reads.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+_COMPLEMENT = str.maketrans("ACGTacgt", "TGCAtgca")
+
+
+def first_record(path: Path) -> str:
+    """The bases of the first record of a FASTA file."""
+    lines = []
+    with open(path) as f:
+        next(f)
+        for line in f:
+            if line.startswith(">"):
+                break
+            lines.append(line.strip())
+    return "".join(lines)
+
+
+def simulate_reads(source: str, n: int, length: int, error: float = 0.01, seed: int = 1,
+                   lengths: tuple[int, int] | None = None) -> str:
+    """FASTA text of ``n`` reads named read0, read1, ...; ``lengths`` (lo, hi) draws
+    each read's length uniformly instead of ``length``."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        size = rng.randint(*lengths) if lengths else length
+        start = rng.randrange(len(source) - size)
+        read = source[start:start + size]
+        if rng.random() < 0.5:
+            read = read.translate(_COMPLEMENT)[::-1]
+        read = "".join(rng.choice("ACGT") if rng.random() < error else ch for ch in read)
+        out.append(f">read{i}\n{read}\n")
+    return "".join(out)

@@ -11,6 +11,7 @@ seconds are printed with the ratio, and whether the outputs were identical.
     python bench/reads.py                                  # 20,000 reads of 150 bp, map
     python bench/reads.py --mode=default --reads 5000
     python bench/reads.py --fastz-opts=--workers=1
+    PYTHONPATH=/other/checkout python bench/reads.py       # that checkout's fastz
 """
 from __future__ import annotations
 
@@ -61,7 +62,9 @@ def main() -> int:
         for _ in range(a.runs):
             for name, cmd in cases.items():
                 t0 = time.perf_counter()
-                out = subprocess.run(cmd, capture_output=True, check=True).stdout
+                # (run from the scratch folder: a repo as the working directory would
+                # shadow the fastz that PYTHONPATH names, for before/after runs)
+                out = subprocess.run(cmd, capture_output=True, check=True, cwd=tmp).stdout
                 times[name].append(time.perf_counter() - t0)
                 outs[name] = TOKEN.sub(b"PROGRAM", out)
     med = {k: statistics.median(v) for k, v in times.items()}

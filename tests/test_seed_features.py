@@ -272,6 +272,18 @@ def test_default_options_keep_the_default_kernel():
     assert hit_processor(opts).merge
 
 
+def test_general_search_leaves_its_tables_clear(shared_pairs, tmp_path, monkeypatch):
+    """The general hit search reuses one set of diagonal tables for every strand: it must
+    hand them back zeroed (a leftover bucket end would block the next strand's hits)."""
+    from fastz.pipeline.filtering import _diag_tables
+
+    out = fastz_output(pair_words(shared_pairs, MITO, "--recoverseeds", "--nogapped", GEN),
+                       tmp_path, monkeypatch)
+    assert len(out.splitlines()) > 10
+    diag_end, diag_actual, used, used_list = _diag_tables()
+    assert not diag_end.any() and not diag_actual.any() and not used.any()
+
+
 def _buf(s: str) -> np.ndarray:
     return np.frombuffer(s.encode(), np.uint8)
 

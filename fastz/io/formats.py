@@ -245,10 +245,10 @@ class Writer:
             self.out.write(result.text)
             return
         q = result.query
-        rev2 = (result.strand == "-") != bool(q.revcomp)
-        qinfo = SeqInfo(q, rev2, "seq2")
         alns = result.alignments
         if len(alns):
+            rev2 = (result.strand == "-") != bool(q.revcomp)
+            qinfo = SeqInfo(q, rev2, "seq2")
             is_hsp = alns.kind != "gapped"
             if self.spec.degapify and not is_hsp:
                 alns = degapify(alns, self.target.chars, q.chars, self.scores.sub)

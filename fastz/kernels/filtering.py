@@ -155,6 +155,35 @@ def search_strand(dir_, low, pos, low_bits,
 
 
 @njit(cache=True, nogil=True)
+def ring_ahead(i, end, seed_len, qcodes, care_off, care_bits, trans, flips,
+               ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits):
+    """The look-ahead of a seed search at query position ``i`` (the window ending at
+    ``i + 1`` is looked up next): the keys of the window ending AHEAD_DIR positions
+    later go into its ring slot (``window end % RING``) and their directory entries
+    are fetched; the position lists of the keys AHEAD_POS positions ahead are fetched
+    too.  Windows up to ``end`` only; a window with a non-ACGT base gets junk keys,
+    which only ever reach a prefetch (the search skips such windows)."""
+    nb = dir_.shape[0] - 1
+    ahead = i + 1 + AHEAD_DIR
+    sa = ahead % RING
+    ring_n[sa] = 0
+    if seed_len <= ahead <= end:
+        ring_n[sa] = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans,
+                                flips, ring_keys[sa], ring_allow[sa])
+        for kk in range(ring_n[sa]):
+            b = ring_keys[sa, kk] >> low_bits
+            if 0 <= b < nb:
+                prefetch(dir_, b)
+    sp = (i + 1 + AHEAD_POS) % RING
+    for kk in range(ring_n[sp]):
+        b = ring_keys[sp, kk] >> low_bits
+        if 0 <= b < nb and dir_[b] < dir_[b + 1]:
+            prefetch(pos, dir_[b])
+            if low_bits > 0:
+                prefetch(low, dir_[b])
+
+
+@njit(cache=True, nogil=True)
 def enumerate_hits(dir_, low, pos, low_bits,
                    seed_len, care_off, care_bits, flips, resolve_off, trans,
                    t, q, qcodes, len2, self_mode, start, end, parts, block_hits,
@@ -198,23 +227,8 @@ def enumerate_hits(dir_, low, pos, low_bits,
         run += 1
     stop = end
     for i in range(start - AHEAD_DIR, end):
-        ahead = i + 1 + AHEAD_DIR
-        sa = ahead % RING
-        ring_n[sa] = 0
-        if seed_len <= ahead <= end:
-            ring_n[sa] = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans,
-                                    flips, ring_keys[sa], ring_allow[sa])
-            for kk in range(ring_n[sa]):
-                b = ring_keys[sa, kk] >> low_bits
-                if 0 <= b < nb:                # a window with a non-ACGT base: junk
-                    prefetch(dir_, b)
-        sp = (i + 1 + AHEAD_POS) % RING
-        for kk in range(ring_n[sp]):
-            b = ring_keys[sp, kk] >> low_bits
-            if 0 <= b < nb and dir_[b] < dir_[b + 1]:
-                prefetch(pos, dir_[b])
-                if low_bits > 0:
-                    prefetch(low, dir_[b])
+        ring_ahead(i, end, seed_len, qcodes, care_off, care_bits, trans, flips,
+                   ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits)
         if check_target:
             st = (i + 1 + AHEAD_TARGET) % RING
             for kk in range(ring_n[st]):

@@ -19,8 +19,9 @@ from numba import njit
 
 from . import cells
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
-from .filtering import _extend_stops, _grow, _hit_excluded, _xdrop_hsp
-from .seeding import lookup, query_keys, window_key
+from .filtering import (AHEAD_DIR, RING, _extend_stops, _grow, _hit_excluded, _xdrop_hsp,
+                        ring_ahead)
+from .seeding import lookup
 
 _counts = njit(cache=True)(cells.seed_hit_counts)
 _exact = njit(cache=True)(cells.exact_extend)
@@ -89,7 +90,7 @@ def search_strand_general(dir_, low, pos, low_bits,
                           min_matches, max_transversions, care,
                           twin_min, twin_max, queue_size, self_mode,
                           part1_off, part2_off, part2_len, stop_after,
-                          t_lo, t_hi, q_lo, q_hi):
+                          t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list):
     """Seed hits of one query strand through any LASTZ hit processor.
 
     Parameters as ``kernels.filtering.search_strand``, plus:
@@ -117,6 +118,11 @@ def search_strand_general(dir_, low, pos, low_bits,
     t_lo, t_hi, q_lo, q_hi : int
         As ``search_strand`` (``--chores``): every processor drops a seed hit outside
         them first.
+    diag_end, diag_actual, used, used_list : scratch
+        int64[DIAG_HASH_SIZE] twice, uint8 and int64[DIAG_HASH_SIZE // 16]: all zero
+        on entry, and left so on return (only the 16-bucket blocks a hit touched,
+        listed in ``used_list``, are cleared: a short read touches a few, and the
+        caller keeps one set of tables instead of zeroing 1 MB per strand).
 
     Returns
     -------
@@ -125,10 +131,7 @@ def search_strand_general(dir_, low, pos, low_bits,
         seed hits enumerated; ``shortfall`` (pos1, pos2) of the first seed-hit-queue
         overflow, or (-1, -1).
     """
-    diag_end = np.zeros(DIAG_HASH_SIZE, np.int64)
-    # (a bucket's diagonal is read only while its end is past the hit's start, so
-    # after it was written: zeros, which the OS hands out untouched, are enough)
-    diag_actual = np.zeros(DIAG_HASH_SIZE, np.int64)
+    nused = 0
     qsize = queue_size if proc == PROC_TWIN else 1
     qprev = np.empty(qsize, np.int64)
     qblock = np.zeros(qsize, np.bool_)
@@ -143,12 +146,20 @@ def search_strand_general(dir_, low, pos, low_bits,
     n = 0
     n_raw = 0
     nf = flips.shape[0]
-    keys = np.empty(1 + nf + nf * nf, np.int64)
-    allow = np.empty(1 + nf + nf * nf, np.int64)
-    los = np.empty(1 + nf + nf * nf, np.int64)
-    his = np.empty(1 + nf + nf * nf, np.int64)
+    nkmax = 1 + nf + nf * nf
+    los = np.empty(nkmax, np.int64)
+    his = np.empty(nkmax, np.int64)
+    # each window's keys are computed ahead into a ring while their memory is fetched
+    # (kernels.filtering.ring_ahead: for a short read every lookup is a cache miss)
+    ring_keys = np.empty((RING, nkmax), np.int64)
+    ring_allow = np.empty((RING, nkmax), np.int64)
+    ring_n = np.zeros(RING, np.int64)
     run = 0
-    for i in range(len2):
+    for i in range(-AHEAD_DIR, len2):
+        ring_ahead(i, len2, seed_len, qcodes, care_off, care_bits, trans, flips,
+                   ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits)
+        if i < 0:
+            continue
         if qcodes[i] < 0:
             run = 0
             continue
@@ -156,8 +167,10 @@ def search_strand_general(dir_, low, pos, low_bits,
         if run < seed_len:
             continue
         e2 = i + 1
-        nk = query_keys(window_key(qcodes, e2, care_off, care_bits), trans, flips, keys,
-                        allow)
+        s0 = e2 % RING
+        nk = ring_n[s0]
+        keys = ring_keys[s0]
+        allow = ring_allow[s0]
         for kk in range(nk):
             lo, hi = lookup(dir_, low, low_bits, keys[kk])
             los[kk] = lo
@@ -179,6 +192,10 @@ def search_strand_general(dir_, low, pos, low_bits,
                 h = diag & DIAG_HASH_MASK
                 start2 = e2 - seed_len
                 length = seed_len
+                if used[h >> 4] == 0:
+                    used[h >> 4] = 1
+                    used_list[nused] = h >> 4
+                    nused += 1
 
                 # --- the processor decides whether (and over what span) to extend ---
                 if proc == PROC_PLAIN:
@@ -298,4 +315,9 @@ def search_strand_general(dir_, low, pos, low_bits,
                 n += 1
         if 0 <= stop_after < n:
             break
+    for i in range(nused):
+        b = used_list[i]
+        used[b] = 0
+        diag_end[b << 4:(b + 1) << 4] = 0
+        diag_actual[b << 4:(b + 1) << 4] = 0
     return out[:n], n_raw, qstate[1:3].copy()

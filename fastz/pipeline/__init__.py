@@ -9,19 +9,32 @@ streams to stdout once the inputs have been read and checked.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import sys
 import time
 from dataclasses import replace
 from functools import partial
+from types import SimpleNamespace
 from typing import Iterator
 
 from ..errors import FastzError, OptionsError
 from ..lastz_words import EXTRA_FLAGS
 from ..options import (Options, immediate_limit, query_depth, query_hsp_best,
                        query_hsp_limit)
-from ..records import Alignments, Sequence, StrandResult
+from ..records import Alignments, Sequence, StrandResult, strand_length
+
+
+@functools.cache
+def _stages() -> SimpleNamespace:
+    """The per-strand stages' modules, imported on first use (importing
+    ``fastz.pipeline`` stays light) and then looked up, not imported, per strand: a
+    function-level import costs microseconds, which a short read's strand notices."""
+    from ..io import chores
+    from . import anchors, backend_filters, filtering, gapped, parallel
+    return SimpleNamespace(chores=chores, anchors=anchors, backend_filters=backend_filters,
+                           filtering=filtering, gapped=gapped, parallel=parallel)
 
 
 def _strands(opts: Options) -> list[str]:
@@ -38,8 +51,6 @@ _UNSUPPORTED_EXTRAS = ("debug",)
 def _refuse_unsupported(opts: Options) -> None:
     """Features LASTZ has that fastz does not implement yet: say so, never ignore them."""
     missing = []
-    if getattr(opts, "anchors_file", None):
-        missing.append("--anchors")
     extra = opts.extra or {}
     for clash, flag in ((opts.segments_file, "--segments"),
                         (extra.get("targetcapsule"), "--targetcapsule")):
@@ -103,6 +114,7 @@ class Aligner:
         if "chores" in (self.opts.extra or {}) and self.opts.self_compare:
             raise OptionsError("can't use --chores with --self")
         _refuse_unsupported(self.opts)
+        self.depth = query_depth(self.opts.extra or {})    # --querydepth
         from .filtering import hit_processor
         self.hitproc = hit_processor(self.opts)     # --twins, --filter, --exact, ...
         from ..kernels.device import select_backend
@@ -185,20 +197,25 @@ class Aligner:
         see ``filtering.find_hsps``; ``every``: every x-drop extension, with no
         threshold and no entropy adjustment (for ``K=top``'s table, on the CPU);
         ``threads``: threads the CPU search may use (``filtering.search_parts``)."""
-        from .filtering import find_hsps
+        st = _stages()
         o = self.opts
         thresh, entropy, gfextend, backend = ((self.NO_THRESHOLD, False, True, "cpu") if every
                                               else (o.hspthresh, o.entropy, o.gfextend,
                                                     self.backend))
-        from ..io.chores import fenced
-        with fenced(self.target, query):                # --chores
-            return find_hsps(self.index, self.target.chars, query.chars, o.seed,
-                             o.transition, self.scores.masked, o.xdrop, thresh, entropy,
-                             gfextend=gfextend, gapped=o.gapped, stats=self.stats,
-                             self_strand=strand if o.self_compare else None,
-                             processor=self.processor(unmerged), backend=backend,
-                             stop_after=stop_after, threads=threads,
-                             window=None if query.chore is None else query.chore.bounds)
+
+        def search():
+            # (no seed given: the index was built from this run's seed)
+            return st.filtering.find_hsps(self.index, self.target.chars, query.chars, None,
+                                o.transition, self.scores.masked, o.xdrop, thresh, entropy,
+                                gfextend=gfextend, gapped=o.gapped, stats=self.stats,
+                                self_strand=strand if o.self_compare else None,
+                                processor=self.processor(unmerged), backend=backend,
+                                stop_after=stop_after, threads=threads,
+                                window=None if query.chore is None else query.chore.bounds)
+        if query.chore is None:
+            return search()
+        with st.chores.fenced(self.target, query):                # --chores
+            return search()
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -228,10 +245,7 @@ class Aligner:
         gapped threshold they imply; ``mirrored``: those HSPs already hold the mirror
         images --self --nogapped needs (the shared table collects them).
         """
-        from .anchors import anchors_from_hsps
-        from .gapped import gapped_extend
-        from .backend_filters import filter_alignments
-
+        st = _stages()
         o = self.opts
         t0 = time.perf_counter()
         if hsps is not None:
@@ -239,16 +253,16 @@ class Aligner:
         elif self.segments is not None:
             hsps = self.segments.take(self.target, query, strand)
         else:
-            # the search may use the cores no other strand will take (seeding_cores)
-            from .parallel import seeding_cores
-            cores = seeding_cores()
+            # a long strand's search may use the cores no other strand will take
+            # (seeding_cores); a short one is searched in one thread anyway
+            cores = (st.parallel.seeding_cores()
+                     if threads > 1 and len(query) >= st.filtering.PARTS_MIN_QUERY else 1)
             hsps = self.find_hsps(query, strand,
                                   threads=threads if cores is None else min(threads, cores))
         if o.mirrors_hsps and not mirrored:                     # --self (issue 6)
-            from .filtering import _strand_length
             from .mirror import mirror_hsps
-            hsps = mirror_hsps(hsps, _strand_length(self.target.chars),
-                               _strand_length(query.chars), strand == "+")
+            hsps = mirror_hsps(hsps, strand_length(self.target.chars),
+                               strand_length(query.chars), strand == "+")
             if self.hitproc is not None and self.hitproc.defer:
                 from .filtering import finish_hsps
                 hsps = finish_hsps(hsps, self.target.chars, query.chars, self.scores.masked,
@@ -265,12 +279,12 @@ class Aligner:
             kind = "hsp" if o.gfextend else "hit"
             alns = Alignments.from_hsps(hsps, kind=kind)
         else:
-            anchors = anchors_from_hsps(hsps, self.target.chars, query.chars, self.scores.sub)
+            anchors = st.anchors.anchors_from_hsps(hsps, self.target.chars, query.chars,
+                                           self.scores.sub)
             gth = o.gappedthresh if gappedthresh is None else gappedthresh
-            depth = query_depth(o.extra or {})
-            from .filtering import _strand_length
-            max_paired = math.ceil(depth[0] * _strand_length(query.chars)) if depth else 0
-            alns, trunc, over = gapped_extend(
+            depth = self.depth
+            max_paired = math.ceil(depth[0] * strand_length(query.chars)) if depth else 0
+            alns, trunc, over = st.gapped.gapped_extend(
                 self.target, query, strand, anchors, self.scores, o.ydrop, gth, trim=o.ytrim,
                 notrivial=o.notrivial, allgappedbounds=o.allgappedbounds,
                 traceback_bytes=o.traceback_bytes, two_pass=self.two_pass, threads=threads,
@@ -279,7 +293,7 @@ class Aligner:
                 window=None if query.chore is None else query.chore.bounds,
                 target_pads=self.padded_target())
             over = over and depth[1]             # LASTZ warns unless nowarn
-        alns = filter_alignments(alns, self.target, query, o)
+        alns = st.backend_filters.filter_alignments(alns, self.target, query, o)
         if o.gapped and o.inner > 0:
             # --inner / H= (issue 6): interpolate between the strand's alignments
             import numpy as np

@@ -24,6 +24,7 @@ LASTZ ``finish_one_strand`` does.
 from __future__ import annotations
 
 import sys
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -127,12 +128,8 @@ def hit_processor(opts) -> HitProcessor | None:
 
 
 def _as_hsps(rows: np.ndarray) -> np.ndarray:
-    out = np.empty(rows.shape[0], dtype=HSP_DTYPE)
-    out["pos1"] = rows[:, 0]
-    out["pos2"] = rows[:, 1]
-    out["length"] = rows[:, 2]
-    out["score"] = rows[:, 3]
-    return out
+    """A kernel's (n, 4) int64 rows as HSP_DTYPE records (the same bytes, no copy)."""
+    return np.ascontiguousarray(rows, np.int64).view(HSP_DTYPE)[:, 0]
 
 
 def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarray,
@@ -369,6 +366,22 @@ def _partition_tables(t: np.ndarray, q: np.ndarray):
     return off1, off2, len2
 
 
+_SCRATCH = threading.local()
+
+
+def _diag_tables():
+    """This thread's diagonal tables for ``search_strand_general`` (which leaves them
+    zeroed): made once, not per query strand."""
+    tables = getattr(_SCRATCH, "tables", None)
+    if tables is None:
+        blocks = kfilt.DIAG_HASH_SIZE // 16
+        tables = (np.zeros(kfilt.DIAG_HASH_SIZE, np.int64),
+                  np.zeros(kfilt.DIAG_HASH_SIZE, np.int64),
+                  np.zeros(blocks, np.uint8), np.zeros(blocks, np.int64))
+        _SCRATCH.tables = tables
+    return tables
+
+
 def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspthresh,
                   entropy, hp: HitProcessor, stats, part_tables=None,
                   stop_after: int = -1,
@@ -393,7 +406,8 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
             t, q, kseed.char_codes(q), len1, len2, table, NUC_BITS,
             hp.proc, hp.ext, hp.mismatches, xdrop, hspthresh, ent_lo, ent_hi,
             hp.min_matches, hp.max_transversions, care,
-            hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after, *window)
+            hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after, *window,
+            *_diag_tables())
     if shortfall[0] >= 0 and not _SHORTFALL_REPORTED:
         _SHORTFALL_REPORTED = True               # LASTZ warns once per run
         sys.stderr.write(f"seed hit queue shortfall at {shortfall[0]}/{shortfall[1]}\n")

@@ -54,6 +54,11 @@ def _identical_score(a: np.ndarray, b: np.ndarray, sub: np.ndarray) -> int | Non
     return int(s.sum())
 
 
+#: Query strands shorter than this extend their anchors in one thread: a short read's
+#: extensions take microseconds, less than starting the speculative threads
+SPECULATE_MIN_QUERY = 4096
+
+
 def _partition_bounds(seq: Sequence, pos: np.ndarray):
     """Per-position [lo, hi) of the partition holding it (whole buffer if unpartitioned)."""
     if seq.partitions is None:
@@ -151,6 +156,14 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     extension leaves those intervals (LASTZ narrows each anchor's partition limits).
     ``target_pads``: ``kernels.ydrop.pad_target(target.chars)``, when the caller keeps it.
     """
+    trivial = (_trivial(target, query, strand, scores.sub, gappedthresh) if with_trivial
+               else np.zeros((0, 5), np.int64))
+    if anchors.shape[0] == 0 and trivial.shape[0] == 0:
+        # nothing to extend (most short reads' strands): skip the kernel's set-up
+        if stats is not None:
+            for name in STAT_NAMES:
+                stats[name] = stats.get(name, 0)
+        return Alignments.empty("gapped"), np.zeros((0, 6), np.int64), False
     a1 = np.ascontiguousarray(anchors["pos1"], dtype=np.int64)
     a2 = np.ascontiguousarray(anchors["pos2"], dtype=np.int64)
     lo1, hi1 = _partition_bounds(target, a1)
@@ -160,8 +173,6 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
         # (the fenced seed search leaves every anchor inside the chore's intervals)
         lo1, hi1 = np.maximum(lo1, t_lo), np.minimum(hi1, t_hi)
         lo2, hi2 = np.maximum(lo2, q_lo), np.minimum(hi2, q_hi)
-    trivial = (_trivial(target, query, strand, scores.sub, gappedthresh) if with_trivial
-               else np.zeros((0, 5), np.int64))
     # LASTZ's tback holds (bytes - 8) + 1 one-byte cells after its header
     tb_cells = traceback_bytes - 7
     args = (target.chars, query.chars, a1, a2, lo1, hi1, lo2, hi2, scores.sub,
@@ -172,7 +183,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
         from .gpu import extend_anchors_gpu
         order, al, ops, st, trunc = extend_anchors_gpu(*args, engine=backend, stats=stats,
                                                        rounds=hsp_anchors)
-    elif threads > 1 and a1.shape[0] > 1:
+    elif threads > 1 and a1.shape[0] > 1 and len(query) >= SPECULATE_MIN_QUERY:
         from .parallel import free_cores
         from .speculate import extend_anchors_parallel
         order, al, ops, st, trunc = extend_anchors_parallel(*args, threads, cores=free_cores,

@@ -24,7 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Iterator
 
 from ..errors import FastzError
-from ..records import Sequence, StrandResult
+from ..records import Alignments, Sequence, StrandResult
 
 _ALIGNER = None     # set in the parent before forking; inherited by the workers
 _RENDER = None      # the writer the workers render strands with, or None (the parent does)
@@ -89,20 +89,30 @@ def _align_units(units, threads: int):
     """(alignments, extra stats, text) of each (query strand, strand), and the
     run statistics they added."""
     out = []
-    for query, strand in units:
-        with _BUSY.get_lock():
-            _BUSY.value += 1
-        try:
+    with _BUSY.get_lock():
+        _BUSY.value += 1
+    try:
+        for query, strand in units:
             res = _ALIGNER.strand(query, strand, threads)
             # formatting is a tenth of a strand's work in default mode: done here, in
             # parallel, it is not a serial tail in the parent
             text = _RENDER.render(res) if _RENDER is not None else None
-        finally:
-            with _BUSY.get_lock():
-                _BUSY.value -= 1
-        out.append((res.alignments, res.stats, text))
+            out.append((_shipped(res.alignments), res.stats, text))
+    finally:
+        with _BUSY.get_lock():
+            _BUSY.value -= 1
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
     return out, stats
+
+
+def _shipped(alns: Alignments) -> Alignments | str:
+    """What a worker sends back for a strand's alignments: none (most reads' strands)
+    travel as their kind alone, which ``_received`` turns back into empty arrays."""
+    return alns if len(alns) else alns.kind
+
+
+def _received(alns: Alignments | str) -> Alignments:
+    return Alignments.empty(alns) if isinstance(alns, str) else alns
 
 
 def _merge_stats(into: dict, more: dict) -> None:
@@ -121,14 +131,14 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
     for batch, (out, stats) in _pooled(aligner, jobs, workers):
         _merge_stats(aligner.stats, stats)
         for (query, strand), (alns, extra, text) in zip(batch, out):
-            yield StrandResult(query, strand, alns, extra, text)
+            yield StrandResult(query, strand, _received(alns), extra, text)
 
 
 def _query_units(work, queries):
     out = []
     for strands, bufs, sid in queries:
         res, notes = work(_ALIGNER, strands, bufs, sid)
-        out.append(([(r.strand, r.alignments, r.stats,
+        out.append(([(r.strand, _shipped(r.alignments), r.stats,
                       _RENDER.render(r) if _RENDER is not None else None) for r in res],
                     notes))
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
@@ -145,7 +155,7 @@ def parallel_queries(aligner, work, queries, workers: int):
     for batch, (out, stats) in _pooled(aligner, jobs, workers):
         _merge_stats(aligner.stats, stats)
         for (_strands, bufs, _sid), (parts, notes) in zip(batch, out):
-            yield [StrandResult(bufs[s], s, alns, extra, text)
+            yield [StrandResult(bufs[s], s, _received(alns), extra, text)
                    for s, alns, extra, text in parts], notes
 
 

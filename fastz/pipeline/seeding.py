@@ -146,7 +146,9 @@ class SeedIndex:
 
 
 def _low_bits_for(weight: int, n: int) -> int:
-    """Key bits kept per entry: directory of at most 2**24 buckets, sized to the target."""
+    """Key bits kept per entry: directory of at most 2**24 buckets, sized to the ``n``
+    windows the target may index (with ``--step`` a short read's lookups then hit a
+    directory that stays in the cache: E. coli at --step=10, 4 MB instead of 64 MB)."""
     dir_bits = min(weight, max(weight - 7, min(24, max(n, 1).bit_length() + 1)))
     return weight - dir_bits
 
@@ -174,7 +176,7 @@ def build_index(target_chars: np.ndarray, seed: str | SeedSpec, step: int = 1,
     spec = seed if isinstance(seed, SeedSpec) else parse_seed(seed, word)
     chars = np.ascontiguousarray(target_chars, dtype=np.uint8)
     codes = kseed.char_codes(chars)
-    low_bits = _low_bits_for(spec.weight, chars.shape[0])
+    low_bits = _low_bits_for(spec.weight, -(-chars.shape[0] // step))
     dir_, pos, low = kseed.build_index_arrays(codes, spec.length, step, spec.care_off,
                                               spec.care_bits, spec.weight, low_bits)
     index = SeedIndex(spec, step, dir_, pos, low, low_bits, int(chars.shape[0]))

@@ -251,6 +251,12 @@ class AlnView:
     @cached_property
     def identity(self) -> tuple[int, int]:
         """(matches, ACGT pairs) over substitution columns, case ignored (§7)."""
+        from ..kernels.alnstats import identity_counts
+        m, d = identity_counts(self.ops, self.beg1, self.beg2, self.t, self.q, BITS)
+        return int(m), int(d)
+
+    def identity_by_columns(self) -> tuple[int, int]:
+        """``identity`` from the substitution columns (``pairs``): the reference."""
         a, b = self.pairs
         b1 = BITS[a]
         b2 = BITS[b]

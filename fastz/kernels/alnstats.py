@@ -1,0 +1,40 @@
+"""Per-alignment statistics the writers and back-end filters print or test, computed
+straight from the edit script (``io.alignview.AlnView`` has the column-by-column
+reference: ``pairs``)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..records import OP_DEL, OP_MATCH
+
+
+@njit(cache=True, nogil=True)
+def identity_counts(ops, beg1, beg2, t, q, bits):
+    """(matches, ACGT pairs) over the substitution columns of one alignment: ``ops``
+    its BAM-style runs from target ``t[beg1]`` and query ``q[beg2]``; ``bits`` maps a
+    byte to 0..3 for ACGT in either case, -1 otherwise (a pair with a -1 is not
+    counted)."""
+    i = beg1
+    j = beg2
+    m = 0
+    d = 0
+    for k in range(ops.shape[0]):
+        v = np.int64(ops[k])
+        op = v & 0xF
+        n = v >> 4
+        if op == OP_MATCH:
+            for x in range(n):
+                b1 = bits[t[i + x]]
+                b2 = bits[q[j + x]]
+                if b1 >= 0 and b2 >= 0:
+                    d += 1
+                    if b1 == b2:
+                        m += 1
+            i += n
+            j += n
+        elif op == OP_DEL:
+            i += n
+        else:
+            j += n
+    return m, d

@@ -1,0 +1,40 @@
+"""kernels.alnstats against its column-by-column reference (io.alignview.AlnView)."""
+from __future__ import annotations
+
+import numpy as np
+
+from fastz.io.alignview import AlnView
+from fastz.records import OP_DEL, OP_INS, OP_MATCH
+
+
+def _random_view(rng: np.random.Generator) -> AlnView:
+    alphabet = np.frombuffer(b"ACGTACGTacgtNnRx", np.uint8)
+    t = alphabet[rng.integers(0, alphabet.shape[0], 400)]
+    q = alphabet[rng.integers(0, alphabet.shape[0], 400)]
+    beg1, beg2 = int(rng.integers(0, 50)), int(rng.integers(0, 50))
+    i, j, ops = beg1, beg2, []
+    for k in range(int(rng.integers(1, 12))):
+        op = OP_MATCH if k % 2 == 0 else int(rng.choice([OP_INS, OP_DEL]))
+        n = int(rng.integers(1, 25))
+        ops.append((n << 4) | op)
+        i += n if op != OP_INS else 0
+        j += n if op != OP_DEL else 0
+    return AlnView(t, q, beg1, i, beg2, j, 0, np.array(ops, np.uint64), False)
+
+
+def test_identity_counts_match_the_columns():
+    rng = np.random.default_rng(7)
+    seen_partial = False
+    for _ in range(300):
+        v = _random_view(rng)
+        assert v.identity == v.identity_by_columns()
+        m, d = v.identity
+        seen_partial |= 0 < m < d
+    assert seen_partial
+
+
+def test_identity_counts_case_and_ambiguity():
+    t = np.frombuffer(b"ACGTNacgt", np.uint8)
+    q = np.frombuffer(b"acgaNACGA", np.uint8)
+    v = AlnView(t, q, 0, 9, 0, 9, 0, np.array([(9 << 4) | OP_MATCH], np.uint64), True)
+    assert v.identity == (6, 8) == v.identity_by_columns()

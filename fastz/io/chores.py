@@ -15,7 +15,7 @@ quietly; a 2bit file re-uses the record.  fastz does the same.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -219,15 +219,16 @@ def chore_windows(chore: Chore, target: Sequence, query: Sequence,
             for k in range(stages)]
 
 
-@contextmanager
 def fenced(target: Sequence, query: Sequence):
     """While a chore's seed search runs, LASTZ writes a NUL just outside each of its
     intervals (``fence_sequence_interval``), so no gap-free extension crosses them;
-    the bytes are put back afterwards.  A no-op for a query with no chore."""
-    window = query.chore
-    if window is None:
-        yield
-        return
+    the bytes are put back afterwards.  A no-op for a query with no chore (a plain
+    ``nullcontext``: every read's strand passes here)."""
+    return nullcontext() if query.chore is None else _fenced(target, query, query.chore)
+
+
+@contextmanager
+def _fenced(target: Sequence, query: Sequence, window):
     saved = []
     for chars, lo, hi in ((target.chars, window.t_lo, window.t_hi),
                           (query.chars, window.q_lo, window.q_hi)):

@@ -155,6 +155,16 @@ def search_strand(dir_, low, pos, low_bits,
 
 
 @njit(cache=True, nogil=True)
+def new_ring(nf):
+    """(los, his, ring_keys, ring_allow, ring_n): the per-key slice bounds of one window
+    and ``ring_ahead``'s ring, for a seed with ``nf`` transition flips."""
+    nkmax = 1 + nf + nf * nf
+    return (np.empty(nkmax, np.int64), np.empty(nkmax, np.int64),
+            np.empty((RING, nkmax), np.int64), np.empty((RING, nkmax), np.int64),
+            np.zeros(RING, np.int64))
+
+
+@njit(cache=True, nogil=True)
 def ring_ahead(i, end, seed_len, qcodes, care_off, care_bits, trans, flips,
                ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits):
     """The look-ahead of a seed search at query position ``i`` (the window ending at
@@ -207,19 +217,13 @@ def enumerate_hits(dir_, low, pos, low_bits,
     """
     hits = np.empty((min(block_hits, 1 << 16), 3), np.int64)
     n = 0
-    nf = flips.shape[0]
-    nkmax = 1 + nf + nf * nf
-    los = np.empty(nkmax, np.int64)
-    his = np.empty(nkmax, np.int64)
     # Each window's keys are computed once, AHEAD_DIR positions early, into a ring
     # (slot = window end mod RING); while they wait there, the memory they will read
     # is fetched (a hint, same answer without it): their directory entries at once,
     # the start of their position lists AHEAD_POS positions early and, where an
     # overweight seed's hits must be checked, the target AHEAD_TARGET early.  The
     # loop starts AHEAD_DIR early to fill the ring.
-    ring_keys = np.empty((RING, nkmax), np.int64)
-    ring_allow = np.empty((RING, nkmax), np.int64)
-    ring_n = np.zeros(RING, np.int64)
+    los, his, ring_keys, ring_allow, ring_n = new_ring(flips.shape[0])
     nb = dir_.shape[0] - 1
     check_target = resolve_off.shape[0] > 0
     run = 0                                    # valid bases before ``start``, up to a seed

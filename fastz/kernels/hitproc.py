@@ -20,7 +20,7 @@ from numba import njit
 from . import cells
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
 from .filtering import (AHEAD_DIR, RING, _extend_stops, _grow, _hit_excluded, _xdrop_hsp,
-                        ring_ahead)
+                        new_ring, ring_ahead)
 from .seeding import lookup
 
 _counts = njit(cache=True)(cells.seed_hit_counts)
@@ -145,15 +145,9 @@ def search_strand_general(dir_, low, pos, low_bits,
     out = np.empty((1024, 4), np.int64)
     n = 0
     n_raw = 0
-    nf = flips.shape[0]
-    nkmax = 1 + nf + nf * nf
-    los = np.empty(nkmax, np.int64)
-    his = np.empty(nkmax, np.int64)
     # each window's keys are computed ahead into a ring while their memory is fetched
     # (kernels.filtering.ring_ahead: for a short read every lookup is a cache miss)
-    ring_keys = np.empty((RING, nkmax), np.int64)
-    ring_allow = np.empty((RING, nkmax), np.int64)
-    ring_n = np.zeros(RING, np.int64)
+    los, his, ring_keys, ring_allow, ring_n = new_ring(flips.shape[0])
     run = 0
     for i in range(-AHEAD_DIR, len2):
         ring_ahead(i, len2, seed_len, qcodes, care_off, care_bits, trans, flips,

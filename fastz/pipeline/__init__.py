@@ -202,20 +202,15 @@ class Aligner:
         thresh, entropy, gfextend, backend = ((self.NO_THRESHOLD, False, True, "cpu") if every
                                               else (o.hspthresh, o.entropy, o.gfextend,
                                                     self.backend))
-
-        def search():
-            # (no seed given: the index was built from this run's seed)
-            return st.filtering.find_hsps(self.index, self.target.chars, query.chars, None,
-                                o.transition, self.scores.masked, o.xdrop, thresh, entropy,
-                                gfextend=gfextend, gapped=o.gapped, stats=self.stats,
-                                self_strand=strand if o.self_compare else None,
-                                processor=self.processor(unmerged), backend=backend,
-                                stop_after=stop_after, threads=threads,
-                                window=None if query.chore is None else query.chore.bounds)
-        if query.chore is None:
-            return search()
         with st.chores.fenced(self.target, query):                # --chores
-            return search()
+            # (no seed given: the index was built from this run's seed)
+            return st.filtering.find_hsps(
+                self.index, self.target.chars, query.chars, None, o.transition,
+                self.scores.masked, o.xdrop, thresh, entropy, gfextend=gfextend,
+                gapped=o.gapped, stats=self.stats,
+                self_strand=strand if o.self_compare else None,
+                processor=self.processor(unmerged), backend=backend, stop_after=stop_after,
+                threads=threads, window=None if query.chore is None else query.chore.bounds)
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -253,10 +248,8 @@ class Aligner:
         elif self.segments is not None:
             hsps = self.segments.take(self.target, query, strand)
         else:
-            # a long strand's search may use the cores no other strand will take
-            # (seeding_cores); a short one is searched in one thread anyway
-            cores = (st.parallel.seeding_cores()
-                     if threads > 1 and len(query) >= st.filtering.PARTS_MIN_QUERY else 1)
+            # the search may use the cores no other strand will take (seeding_cores)
+            cores = st.parallel.seeding_cores()
             hsps = self.find_hsps(query, strand,
                                   threads=threads if cores is None else min(threads, cores))
         if o.mirrors_hsps and not mirrored:                     # --self (issue 6)

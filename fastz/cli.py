@@ -21,6 +21,7 @@ from .errors import FastzError
 from .lastz_words import (FIELD_ALIASES, FORMATS, GENERAL_FIELDS, HelpRequested, YASRA,
                           YASRA_NEW)
 from .options import Options
+from .scoring import double_scores, score_type
 
 PROG = "fastz"
 LASTZ_VERSION = "1.04.22"
@@ -188,6 +189,8 @@ def _topic_text(kind: str) -> str:
 
 
 def version_text() -> str:
+    if double_scores():
+        return f"{PROG}_D {__version__} (drop-in for lastz_D {LASTZ_VERSION}: double scores)\n"
     return f"{PROG} {__version__} (drop-in for lastz {LASTZ_VERSION})\n"
 
 
@@ -431,3 +434,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         _exit(code)
     return code
+
+
+def main_D(argv: list[str] | None = None) -> int:
+    """``fastz_D``: the command line with double scores, fastz's ``lastz_D``
+    (fractional entropy-adjusted HSP scores, thresholds and drops; scores printed as
+    lastz_D prints them)."""
+    with score_type("D"):
+        return main(argv)

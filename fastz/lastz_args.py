@@ -24,7 +24,8 @@ from .lastz_words import (  # noqa: F401  (re-exported)
     score_thresh, version_tuple)
 from .options import (PLUS_FORM, SEED_12OF19, SEED_14OF22, Options, normalize_seed,
                       seed_display)
-from .scoring import string_to_int, string_to_score, string_to_unitized_int
+from .scoring import (double_scores, score_plain, string_to_int, string_to_score,
+                      string_to_unitized_int)
 
 
 # --- The parser -------------------------------------------------------------------------
@@ -705,7 +706,8 @@ class _Parser:
         self.capsule_checks(query, words_given)
         if self.extra.get("tableonly") and query is not None:
             raise OptionsError("--tableonly can't be used when you specify a query file")
-        v.update(target=target, query=query, args="".join(a + " " for a in self.args))
+        v.update(target=target, query=query, args="".join(a + " " for a in self.args),
+                 double_scores=double_scores())
         opts = Options(**v, given=frozenset(self.given), extra=self.extra)
         opts.validate()
         return opts
@@ -731,6 +733,11 @@ def show_defaults_text(opts: Options, scores, prefix: str = "") -> str:
     ``--help=defaults``); ``prefix`` is the output format's comment prefix."""
     w = 12
     p = prefix
+    d = opts.double_scores
+
+    def sc(v) -> str:
+        return score_plain(v, d)
+
     lines = [f"{p}  target file spec = {opts.target or '(no name)'}",
              f"{p}  query file spec  = {opts.query if opts.query is not None else '(no name)'}",
              f"{p}  arguments        = {opts.args}", p]
@@ -748,20 +755,21 @@ def show_defaults_text(opts: Options, scores, prefix: str = "") -> str:
         " (14of22)" if opts.seed_name == SEED_14OF22 else ""
     row(f"W={len(first)}" if set(first) == {"1"} else "", f"--seed={opts.seed_name}{nick}")
     row("", ("--notransition", "--transition", "--transition=2")[opts.transition])
-    row(f"O={opts.gap_open} E={opts.gap_extend}", f"--gap={opts.gap_open},{opts.gap_extend}")
+    row(f"O={sc(opts.gap_open)} E={sc(opts.gap_extend)}",
+        f"--gap={sc(opts.gap_open)},{sc(opts.gap_extend)}")
     if opts.xdrop_mode:
         row(f"K={opts.hspthresh_text}", f"--hspthresh={opts.hspthresh_text}")
     row(f"L={opts.gappedthresh_text}", f"--gappedthresh={opts.gappedthresh_text}")
     row(*(("P=1", "--entropy") if opts.entropy else ("P=0", "--noentropy")))
     if opts.xdrop_mode:
-        row(f"X={opts.xdrop}", f"--xdrop={opts.xdrop}")
+        row(f"X={sc(opts.xdrop)}", f"--xdrop={sc(opts.xdrop)}")
     elif opts.exact is not None:
         row("", f"--exact={opts.hspthresh_text}")
     elif opts.mismatch is not None:
         row("", f"--mismatch={opts.mismatch[0]},{opts.hspthresh_text}")
-    row(f"Y={opts.ydrop}", f"--ydrop={opts.ydrop}")
-    row(f"H={opts.inner}", f"--inner={opts.inner}")
+    row(f"Y={sc(opts.ydrop)}", f"--ydrop={sc(opts.ydrop)}")
+    row(f"H={sc(opts.inner)}", f"--inner={sc(opts.inner)}")
     row(f"M={opts.masking}", f"--masking={opts.masking}")
     row(f"m={opts.traceback_bytes}", f"--allocate:traceback={opts.traceback_bytes}")
     lines += [p, f"{p}  (substitution scores)"]
-    return "\n".join(lines) + "\n" + scores.format_matrix(with_extras=False, prefix=p)
+    return "\n".join(lines) + "\n" + scores.format_matrix(with_extras=False, prefix=p, double=d)

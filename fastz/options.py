@@ -117,6 +117,8 @@ class Options:
                                           # split (inspector + eager + executor), auto
     quiet: bool = False
     stats: str | None = None              # --stats[=file] ("-" = stderr)
+    double_scores: bool = False           # fastz_D: LASTZ's lastz_D build (double scores:
+                                          # fractional HSP scores, thresholds and drops)
     # --- bookkeeping ---
     given: frozenset = field(default=frozenset(), compare=False)   # fields set on the command line
     derived: bool = field(default=False, compare=False)            # True after resolved()
@@ -161,12 +163,12 @@ class Options:
     @property
     def hspthresh_text(self) -> str:
         """K as LASTZ prints it (``score_thresh_to_string``): 3000, top10, top5.0%."""
-        return thresh_text(self.hspthresh, self.hspthresh_top)
+        return thresh_text(self.hspthresh, self.hspthresh_top, self.double_scores)
 
     @property
     def gappedthresh_text(self) -> str:
         """L as LASTZ prints it."""
-        return thresh_text(self.gappedthresh, self.gappedthresh_top)
+        return thresh_text(self.gappedthresh, self.gappedthresh_top, self.double_scores)
 
     # --- derived defaults ---------------------------------------------------------------
 
@@ -181,8 +183,8 @@ class Options:
         X = 10*sub[first row][first col], Y = O + 300E (with the final O, E), and
         L = K (x-drop mode) or 3000.  X keeps its derived value under --nogfextend.
         """
+        from .scoring import scoreset_from_options, whole_if_integral
         if scores is None:
-            from .scoring import scoreset_from_options
             scores = scoreset_from_options(self)
         g = self._given
         st = scores.settings if self.scores_file is not None else {}
@@ -220,13 +222,15 @@ class Options:
                 step = st["step"]
         elif self.match_reward is not None:
             penalty = self.match_penalty if self.match_penalty is not None else self.match_reward
-            thresh = math.ceil(30.0 * self.match_reward)
+            # (lastz rounds the derived values up; lastz_D keeps their fractions)
+            up = whole_if_integral if self.double_scores else math.ceil
+            thresh = up(30.0 * self.match_reward)
             if not have_hsp:
                 hsp, hsp_top, have_hsp = thresh, None, True
             if not have_gth and self.gfextend and self.exact is not None:
                 gth, gth_top, have_gth = thresh, None, True
             if xdrop is None:
-                xdrop = math.ceil(10.0 * math.sqrt(penalty))
+                xdrop = up(10.0 * math.sqrt(penalty))
             if ydrop is None:
                 ydrop = 2 * xdrop
 
@@ -293,6 +297,23 @@ class Options:
 
     # --- validation ---------------------------------------------------------------------
 
+    def _check_whole_scores(self) -> None:
+        """fastz_D: the scores that go into integer kernels must be whole numbers
+        (thresholds, drops and chain penalties may have fractions)."""
+        from .scoring import integral_score
+        for name, what in (("gap_open", "gap open penalty"), ("gap_extend", "gap extend penalty"),
+                           ("match_reward", "--match score"), ("match_penalty", "--match penalty"),
+                           ("ambiguous_reward", "--ambiguous reward"),
+                           ("ambiguous_penalty", "--ambiguous penalty"), ("inner", "--inner"),
+                           ("exact", "--exact length")):
+            v = getattr(self, name)
+            if v is not None:
+                integral_score(v, what)
+        for r, c, v in self.special_subs:
+            integral_score(v, f"substitution score {r}{c}")
+        if self.mismatch is not None:
+            integral_score(self.mismatch[1], "--mismatch length")
+
     def validate(self) -> None:
         """Raise OptionsError (naming the flag) for settings LASTZ rejects.
 
@@ -309,6 +330,8 @@ class Options:
                 raise OptionsError("--segments can't be used with --self")
         elif self.mirror:
             raise OptionsError("--mirror can only be used with --self")
+        if self.double_scores:
+            self._check_whole_scores()
         if self.word < 8:
             raise OptionsError(f"--word doesn't allow so few bits ({self.word})")
         if self.word > MAX_SEED_BIT_WEIGHT:
@@ -658,10 +681,11 @@ def _effective_transition(seed: str, transition: int, transition_given: bool) ->
 
 # --- Text helpers ----------------------------------------------------------------------
 
-def thresh_text(value: int | None, top: str | None) -> str:
-    """LASTZ ``score_thresh_to_string``: ``3000``, ``top10``, ``top5.0%``."""
+def thresh_text(value: int | None, top: str | None, double: bool = False) -> str:
+    """LASTZ ``score_thresh_to_string``: ``3000`` (lastz_D: ``3000.000000``), ``top10``,
+    ``top5.0%``."""
     if top is None:
-        return str(value)
+        return "%f" % value if double else str(value)
     if top.endswith("%"):
         return "top%.1f%%" % (100 * (float(top[3:-1]) / 100.0))
     return top

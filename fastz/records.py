@@ -99,6 +99,11 @@ HSP_DTYPE = np.dtype([
     ("score", np.int64),     # (entropy-adjusted) score
 ])
 
+#: fastz_D's HSPs (lastz_D): the same with a double score, whose entropy adjustment
+#: keeps its fraction.
+HSP_DOUBLE_DTYPE = np.dtype([(name, np.float64 if name == "score" else np.int64)
+                             for name in HSP_DTYPE.names])
+
 #: Anchor points in processing order (score desc, pos2 asc, pos1 asc).
 ANCHOR_DTYPE = np.dtype([
     ("pos1", np.int64),      # 0-based target position of the anchor base pair
@@ -120,7 +125,7 @@ class Alignments:
     end1: np.ndarray              # int64: target end, exclusive
     beg2: np.ndarray              # int64: 0-based query start (strand buffer)
     end2: np.ndarray              # int64: query end, exclusive
-    score: np.ndarray             # int64
+    score: np.ndarray             # int64 (fastz_D's HSPs: float64)
     ops_start: np.ndarray         # int64[n+1]: ops of alignment k are ops[ops_start[k]:ops_start[k+1]]
     ops: np.ndarray               # uint64: (run_length << 4) | OP_*
     kind: str = "gapped"          # "gapped" | "hsp" | "hit": LAV percent identity differs
@@ -143,7 +148,8 @@ class Alignments:
             end1=(hsps["pos1"] + length).astype(np.int64),
             beg2=hsps["pos2"].astype(np.int64),
             end2=(hsps["pos2"] + length).astype(np.int64),
-            score=hsps["score"].astype(np.int64),
+            score=hsps["score"].astype(np.float64 if hsps["score"].dtype.kind == "f"
+                                       else np.int64),
             ops_start=np.arange(n + 1, dtype=np.int64),
             ops=((length.astype(np.uint64) << np.uint64(4)) | np.uint64(OP_MATCH)).astype(np.uint64),
             kind=kind,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re as _re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -74,26 +75,48 @@ class ScoreSet:
         """sub[first row label][first column label]: LASTZ's default xdrop is 10 times this."""
         return int(self.sub[ord(self.rows[0]), ord(self.labels[0])])
 
-    def format_matrix(self, with_extras: bool = False, prefix: str = "") -> str:
+    def format_matrix(self, with_extras: bool = False, prefix: str = "",
+                      double: bool = False) -> str:
         """The matrix as LASTZ prints it in output headers (``private_print_score_matrix``).
 
         ``with_extras`` adds the gap-penalty lines and row labels (AXT, MAF); without it the
-        rows are unlabelled (LAV ``d`` stanza, ``--show=defaults``).  Every line, including
-        the last, ends with a newline and starts with ``prefix``.
+        rows are unlabelled (LAV ``d`` stanza, ``--show=defaults``) unless a label needs
+        hex.  ``double``: lastz_D's widths and formats.  Every line, including the last,
+        ends with a newline and starts with ``prefix``.
         """
         rows, cols = self.rows, self.labels
         mat = self.matrix if self.matrix is not None else \
             self.sub[np.ix_([ord(c) for c in rows], [ord(c) for c in cols])]
+
+        def needs_hex(labels: str) -> bool:
+            return any((not c.isprintable()) or c.isspace() for c in labels)
+
+        rows_hex, cols_hex = needs_hex(rows), needs_hex(cols)
+        hidden = not (rows_hex or cols_hex or with_extras)
+        width = 13 if double else 4
         out = []
         if with_extras:
-            out.append(f"{prefix}gap_open_penalty   = {self.gap_open}\n")
-            out.append(f"{prefix}gap_extend_penalty = {self.gap_extend}\n")
-        out.append(prefix + ("   " if with_extras else " ")
-                   + "".join(f" {c:>4}" for c in cols) + "\n")
+            out.append(f"{prefix}gap_open_penalty   = {score_text(self.gap_open, double)}\n")
+            out.append(f"{prefix}gap_extend_penalty = {score_text(self.gap_extend, double)}\n")
+        out.append(prefix + (" " if hidden else "    " if rows_hex else "   ")
+                   + "".join(" %*s" % (width, "%02X" % ord(c) if cols_hex else c)
+                             for c in cols) + "\n")
+        cell = (lambda v: " %13.6e" % v) if double else (lambda v: " %4d" % v)
         for i, r in enumerate(rows):
-            label = f"{r:>2}" if with_extras else ""
-            out.append(prefix + " " + label + "".join(f" {int(v):4d}" for v in mat[i]) + "\n")
+            label = "" if hidden else "%2s" % ("%02X" % ord(r) if rows_hex else r)
+            out.append(prefix + ("  " if rows_hex else " ") + label
+                       + "".join(cell(int(v)) for v in mat[i]) + "\n")
         return "".join(out)
+
+
+def score_text(x, double: bool) -> str:
+    """A score as LASTZ's ``scoreFmt`` prints it: lastz ``%d``, lastz_D ``%le``."""
+    return "%e" % x if double else str(x)
+
+
+def score_plain(x, double: bool) -> str:
+    """A score as LASTZ's ``scoreFmtSimple`` prints it: lastz ``%d``, lastz_D ``%lf``."""
+    return "%f" % x if double else str(x)
 
 
 # --- Building the tables ----------------------------------------------------------------
@@ -255,9 +278,63 @@ def string_to_unitized_double(text: str, by_thousands: bool) -> float:
     return float(body) * mult
 
 
-def string_to_score(text: str) -> int:
-    """LASTZ ``string_to_score`` for integer builds (K = 1000)."""
+# --- Score type: lastz (integer scores) or lastz_D (double scores) ----------------------
+#
+# LASTZ chooses its score type when it is compiled: ``lastz`` scores in 32-bit integers,
+# ``lastz_D`` in doubles.  fastz is one program; ``fastz_D`` (``cli.main_D``) runs it
+# with double scores for the whole process, as ``lastz_D`` does.
+
+_SCORE_TYPE = ["I"]
+
+
+@contextmanager
+def score_type(kind: str):
+    """Run the enclosed code with LASTZ score type ``kind`` ('I' or 'D')."""
+    assert kind in ("I", "D")
+    old = _SCORE_TYPE[0]
+    _SCORE_TYPE[0] = kind
+    try:
+        yield
+    finally:
+        _SCORE_TYPE[0] = old
+
+
+def double_scores() -> bool:
+    """True while running as fastz_D (LASTZ's lastz_D build)."""
+    return _SCORE_TYPE[0] == "D"
+
+
+def string_to_double(text: str) -> float:
+    """LASTZ ``string_to_double``: ``sscanf(text, "%lf%c") == 1`` (no K/M/G suffix)."""
+    if _FLOAT.fullmatch(text) is None:
+        raise OptionsError(f'"{text}" is not a number')
+    return float(text)
+
+
+def string_to_score(text: str) -> int | float:
+    """LASTZ ``string_to_score``: integer builds take K/M/G suffixes (K = 1000) and round;
+    lastz_D parses a plain double.  A whole double comes back as an int, so only a
+    fractional value is a float anywhere downstream."""
+    if _SCORE_TYPE[0] == "D":
+        return whole_if_integral(string_to_double(text))
     return string_to_unitized_int(text, by_thousands=True)
+
+
+def whole_if_integral(v):
+    """``v`` as an int when it is a whole number (lastz_D's doubles mostly are)."""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return int(v)
+    return v
+
+
+def integral_score(v, what: str) -> int:
+    """``v`` where only a whole number will do (substitution scores and gap penalties
+    go into integer DP kernels): fastz_D refuses a fractional one in one line."""
+    v = whole_if_integral(v)
+    if isinstance(v, float):
+        raise OptionsError(f"fractional {what} ({v:g}) is not supported by fastz_D; "
+                           "give whole numbers")
+    return v
 
 
 # --- Scores files ---------------------------------------------------------------------
@@ -387,7 +464,8 @@ def load_scores_file(path: str) -> ScoresFile:
                     settings["bad_row"] = code
                     pos = value.index(":", pos) + 1
                 seen.add(canon)      # (a bad_score without a character may be repeated)
-            settings["bad_score"] = string_to_score(value[pos:])
+            settings["bad_score"] = integral_score(string_to_score(value[pos:]),
+                                                   f"bad_score {where}")
             continue
         seen.add(canon)
         if canon == "seed":
@@ -404,6 +482,8 @@ def load_scores_file(path: str) -> ScoresFile:
             settings["step"] = step
         else:
             v = string_to_score(value)
+            if canon in ("fill_score", "gap_open", "gap_extend"):
+                v = integral_score(v, f"{canon} {where}")
             if canon in ("x_drop", "y_drop") and v <= 0:
                 kind = "x-drop" if canon == "x_drop" else "y-drop"
                 raise OptionsError(f"invalid {kind} threshold {where}")
@@ -458,7 +538,9 @@ def load_scores_file(path: str) -> ScoresFile:
                                    f'"{line}"')
             fields = line[p:].split()
         rows.append(r)
-        values.append([string_to_score(f) for f in fields])
+        values.append([integral_score(string_to_score(f),
+                                      f"substitution score ({path}: line {lineno})")
+                       for f in fields])
     if nfields < 0:
         raise OptionsError(f"scores file {path} contains no score rows")
     if nfields == len(cols) and len(rows) != len(cols):
@@ -558,8 +640,12 @@ def scoreset_from_options(opts) -> ScoreSet:
     elif opts.match_reward is not None:
         reward = opts.match_reward
         penalty = opts.match_penalty if opts.match_penalty is not None else reward
-        go = opts.gap_open if open_given else math.ceil(UNIT_OPEN * penalty)
-        ge = opts.gap_extend if extend_given else math.ceil(UNIT_EXTEND * penalty)
+        # (lastz_D keeps the derived penalties' fractions; lastz rounds them up)
+        up = (lambda x: x) if double_scores() else math.ceil
+        go = opts.gap_open if open_given else integral_score(
+            up(UNIT_OPEN * penalty), "gap open penalty derived from --match (give --gap)")
+        ge = opts.gap_extend if extend_given else integral_score(
+            up(UNIT_EXTEND * penalty), "gap extend penalty derived from --match (give --gap)")
         _check_gap(go, ge, True, True, go, ge, strict=False)
         unit = np.where(np.eye(4, dtype=bool), reward, -penalty).astype(np.int32)
         ss = _dna_scoreset(unit, int(UNIT_BAD * penalty), int(UNIT_FILL * penalty), go, ge)

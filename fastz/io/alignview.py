@@ -151,7 +151,8 @@ class AlnView:
         self.end1 = int(end1)
         self.beg2 = int(beg2)
         self.end2 = int(end2)
-        self.score = int(score)
+        # (a numpy scalar becomes int, or float: fastz_D's HSP scores may be fractional)
+        self.score = score.item() if hasattr(score, "item") else score
         self.ops = ops
         self.is_hsp = is_hsp
 

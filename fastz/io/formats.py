@@ -35,7 +35,7 @@ from typing import TextIO
 from ..errors import InputError, OptionsError
 from ..options import Options
 from ..records import Sequence, StrandResult
-from ..scoring import ScoreSet
+from ..scoring import ScoreSet, score_plain
 from ..version import PROGRAM_TOKEN
 from .alignview import AlnViews, SeqInfo, degapify, views
 
@@ -146,15 +146,17 @@ def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatS
 
 
 def threshold_strings(opts: Options) -> tuple[str, str, bool]:
-    """(hsp threshold, gapped threshold, either is a plain score) as LASTZ prints them."""
+    """(hsp threshold, gapped threshold, either is a plain score) as LASTZ prints them
+    (``score_thresh_to_string``)."""
+    d = opts.double_scores
     top = opts.hspthresh_top
-    hsp = _top_string(top) if top else str(int(opts.hspthresh if opts.hspthresh is not None
-                                                else 3000))
+    hsp = _top_string(top) if top else score_plain(
+        opts.hspthresh if opts.hspthresh is not None else 3000, d)
     if opts.gappedthresh_top:
         return hsp, _top_string(opts.gappedthresh_top), not top
     if opts.gappedthresh is None:
         return hsp, hsp, not top
-    return hsp, str(int(opts.gappedthresh)), True
+    return hsp, score_plain(opts.gappedthresh, d), True
 
 
 def _top_string(top: str) -> str:
@@ -165,36 +167,18 @@ def _top_string(top: str) -> str:
     return "top%d" % int(body)
 
 
-def score_matrix_lines(scores: ScoreSet, with_extras: bool, prefix: str = "") -> list[str]:
+def score_matrix_lines(scores: ScoreSet, with_extras: bool, prefix: str = "",
+                       double: bool = False) -> list[str]:
     """LASTZ print_score_matrix: the printed substitution matrix (upper-case labels)."""
-    labels = [c for c in scores.labels if not ("a" <= c <= "z")]
-    hexa = any((not c.isprintable()) or c.isspace() for c in labels)
-    hidden = (not hexa) and (not with_extras)
-    lines = []
-    if with_extras:
-        lines.append(f"{prefix}gap_open_penalty   = {scores.gap_open}")
-        lines.append(f"{prefix}gap_extend_penalty = {scores.gap_extend}")
-
-    def lab(c: str) -> str:
-        return "%02X" % ord(c) if hexa else c
-
-    head = prefix + (" " if hidden else "    " if hexa else "   ")
-    head += "".join(" %4s" % lab(c) for c in labels)
-    lines.append(head)
-    for r in labels:
-        row = prefix + ("  " if hexa else " ")
-        if not hidden:
-            row += "%2s" % lab(r)
-        row += "".join(" %4d" % int(scores.sub[ord(r), ord(c)]) for c in labels)
-        lines.append(row)
-    return lines
+    return scores.format_matrix(with_extras, prefix, double).splitlines()
 
 
-def drops(opts: Options, scores: ScoreSet) -> tuple[int, int]:
-    """(xdrop, ydrop), with LASTZ's derived defaults when the options are unresolved."""
+def drops(opts: Options, scores: ScoreSet) -> tuple[str, str]:
+    """(xdrop, ydrop) as LASTZ prints them, with its derived defaults when the options
+    are unresolved."""
     x = opts.xdrop if opts.xdrop is not None else 10 * scores.aa
     y = opts.ydrop if opts.ydrop is not None else scores.gap_open + 300 * scores.gap_extend
-    return int(x), int(y)
+    return score_plain(x, opts.double_scores), score_plain(y, opts.double_scores)
 
 
 def seed_string(opts: Options) -> str:
@@ -234,9 +218,32 @@ class Writer:
 
     def header(self) -> None:
         """Job header, then the option comments (LASTZ print_options)."""
+        self.show_defaults()
         self.job_header()
         self.generic(seed_string(self.opts))
         self.generic(f"step={int(self.opts.step)}")
+
+    def show_defaults(self) -> None:
+        """``--show=defaults[:stderr]`` in a run: LASTZ's ``show_scoring_defaults`` text
+        inside the format's comment (``print_comment_open``): a LAV d stanza, ``#``
+        lines, or bare lines.  The text goes to stdout (stderr) even when the
+        alignments go to --output, and the comment's own lines go with the alignments,
+        as in LASTZ."""
+        where = self.opts.show_defaults
+        if where not in ("stdout", "stderr"):
+            return
+        from ..lastz_args import show_defaults_text
+        fam = self.spec.family
+        if fam in ("maf", "sam", "cigar"):
+            sys.stderr.write(f"WARNING.  Output is not properly {fam.upper()} format\n")
+        prefix = "#" if fam in ("axt", "maf", "sam", "cigar", "genpaf", "gfa") else ""
+        dest = (sys.stderr if where == "stderr"
+                else self.out if self.opts.output is None else sys.stdout)
+        if fam == "lav":
+            self.out.write("#:lav\nd {\n")
+        dest.write(show_defaults_text(self.opts, self.scores, prefix))
+        if fam == "lav":
+            self.out.write("}\n")
 
     def write(self, result: StrandResult) -> None:
         """One query strand's alignments, in the given order (its text as is when a

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import InputError, OptionsError
 from ..records import OP_DEL, OP_INS, OP_MATCH
+from ..scoring import score_text
 from .alignview import BITS, COMPLEMENT, PRINTABLE, AlnView, AlnViews, Place, SeqInfo, coverage
 from .formats import Writer
 
@@ -441,7 +442,7 @@ class _Ctx:
         if k == "\\":
             return self.shingle()
         if k == "#":
-            return str(v.score)
+            return score_text(v.score, self.w.opts.double_scores)
         if k == "]":
             return str(self.w.number)
         if k == "[":
@@ -489,7 +490,7 @@ class _Ctx:
         if k == "{":
             return "255"
         if k == "|":
-            return f"AS:i:{v.score}"
+            return "AS:i:" + score_text(v.score, self.w.opts.double_scores)
         if k == "}":
             return "cg:Z:" + v.cigar_eqx(hide_singles=False)
         if k == ".":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, OptionsError
+from ..scoring import score_plain
 from .alignview import BITS, AlnViews, SeqInfo
 from .formats import Writer
 
@@ -77,9 +78,10 @@ class GfaWriter(Writer):
         t, q = self.target.chars, qinfo.seq.chars
         sub = self.scores.sub
         out = []
+        d = self.opts.double_scores
 
         def match_line(p1: int, p2: int, n: int, score: int) -> str:
-            return (f"a {p1 + 1}{s1}/{p2 + 1}{s2} {n} {score} "
+            return (f"a {p1 + 1}{s1}/{p2 + 1}{s2} {n} {score_plain(score, d)} "
                     f"{_pct_identical(t, q, p1, p2, n)} ; diag {p1 - p2}\n")
 
         for v in vs:
@@ -97,7 +99,7 @@ class GfaWriter(Writer):
                     total -= self.scores.gap_open + glen * self.scores.gap_extend
             if not self.scored:
                 total = 0
-            out.append(f"A {v.beg1 + 1}{s1}/{v.beg2 + 1}{s2} {v.height}/{v.width} {total}\n")
+            out.append(f"A {v.beg1 + 1}{s1}/{v.beg2 + 1}{s2} {v.height}/{v.width} {score_plain(total, d)}\n")
             for p1, p2, run, s in runs:
                 out.append(match_line(p1, p2, run, s if self.scored else 0))
         self.out.write("".join(out))

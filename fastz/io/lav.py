@@ -10,17 +10,19 @@ from __future__ import annotations
 
 from ..errors import InputError, OptionsError
 from .alignview import AlnView, AlnViews, SeqInfo
+from ..scoring import score_plain
 from .formats import Writer, drops, score_matrix_lines, stdout_for_quirks, threshold_strings
 
 _SHORT_SUFFIX = {False: "", True: "-"}
 _LONG_SUFFIX = {False: "", True: " (reverse complement)"}
 
 
-def lav_align_lines(v: AlnView) -> list[str]:
-    """The a stanza of a gapped alignment (1-based buffer coordinates)."""
+def lav_align_lines(v: AlnView, double: bool = False) -> list[str]:
+    """The a stanza of a gapped alignment (1-based buffer coordinates); ``double``:
+    lastz_D's score format."""
     b1 = v.beg1 + 1
     b2 = v.beg2 + 1
-    lines = ["a {", f"  s {v.score}", f"  b {b1} {b2}", f"  e {v.end1} {v.end2}"]
+    lines = ["a {", f"  s {score_plain(v.score, double)}", f"  b {b1} {b2}", f"  e {v.end1} {v.end2}"]
     for (i0, j0, run, _gop, _glen), m in zip(v.walk, v.run_matches):
         pct = (200 * m + run) // (2 * run) if run else 0
         lines.append(f"  l {b1 + i0} {b2 + j0} {b1 + i0 + run - 1} {b2 + j0 + run - 1} {pct}")
@@ -28,10 +30,12 @@ def lav_align_lines(v: AlnView) -> list[str]:
     return lines
 
 
-def lav_match_lines(v: AlnView, score_instead: bool = False) -> list[str]:
+def lav_match_lines(v: AlnView, score_instead: bool = False,
+                    double: bool = False) -> list[str]:
     """The a stanza of an HSP / seed hit (percent identity over ACGT pairs)."""
-    last = v.score if score_instead else v.percent_identical()
-    return ["a {", f"  s {v.score}", f"  b {v.beg1 + 1} {v.beg2 + 1}", f"  e {v.end1} {v.end2}",
+    s = score_plain(v.score, double)
+    last = s if score_instead else v.percent_identical()
+    return ["a {", f"  s {s}", f"  b {v.beg1 + 1} {v.beg2 + 1}", f"  e {v.end1} {v.end2}",
             f"  l {v.beg1 + 1} {v.beg2 + 1} {v.end1} {v.end2} {last}", "}"]
 
 
@@ -51,8 +55,10 @@ class LavWriter(Writer):
         tname = self.target.filename or "(no name)"
         qname = self.query_filename or "(no name)"
         lines = ["#:lav", "d {", f'  "{self.program} {tname} {qname} {self.args}']
-        lines += score_matrix_lines(self.scores, with_extras=False)
-        last = (f"  O = {self.scores.gap_open}, E = {self.scores.gap_extend}, K = {k}, "
+        d = o.double_scores
+        lines += score_matrix_lines(self.scores, with_extras=False, double=d)
+        last = (f"  O = {score_plain(self.scores.gap_open, d)}, "
+                f"E = {score_plain(self.scores.gap_extend, d)}, K = {k}, "
                 f"L = {l_}, M = {int(o.masking) & 0xFF}")
         if self.spec.variant == "+":
             x, y = drops(o, self.scores)
@@ -89,16 +95,17 @@ class LavWriter(Writer):
         variant = self.spec.variant
         quirk = stdout_for_quirks(self.opts, out)
         expand = text_expand(self.opts.extra or {})
+        d = self.opts.double_scores
         for v in vs:
             tv = expand_view(v, expand) if expand and variant == "text" else v
             if v.is_hsp:
-                out.write("\n".join(lav_match_lines(v, variant == "score")) + "\n")
+                out.write("\n".join(lav_match_lines(v, variant == "score", d)) + "\n")
                 if variant == "text":
-                    out.write(text_match_lines(self.tinfo, qinfo, tv, one_based=True))
+                    out.write(text_match_lines(self.tinfo, qinfo, tv, one_based=True, double=d))
             else:
-                out.write("\n".join(lav_align_lines(v)) + "\n")
+                out.write("\n".join(lav_align_lines(v, d)) + "\n")
                 if variant == "text":
-                    body, tail = text_align_lines(self.tinfo, qinfo, tv, one_based=False)
+                    body, tail = text_align_lines(self.tinfo, qinfo, tv, one_based=False, double=d)
                     out.write(body)
                     if tail:
                         quirk.write(tail)

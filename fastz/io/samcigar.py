@@ -7,6 +7,7 @@ Mirrors LASTZ ``sam.c`` (``print_sam_job_header``, ``print_sam_header``,
 from __future__ import annotations
 
 from ..records import OP_DEL, OP_INS
+from ..scoring import score_text
 from .alignview import LOWER, UPPER, AlnView, AlnViews, Place, SeqInfo
 from .formats import Writer
 
@@ -117,7 +118,8 @@ class CigarWriter(Writer):
             p2 = qinfo.place(v.beg2)
             s1, e1, st1 = _cigar_span(p1, v.beg1, v.height, self.tinfo.rev)
             s2, e2, st2 = _cigar_span(p2, v.beg2, v.width, qinfo.rev)
-            head = f"cigar: {p2.name} {s2} {e2} {st2} {p1.name} {s1} {e1} {st1} {v.score}"
+            head = (f"cigar: {p2.name} {s2} {e2} {st2} {p1.name} {s1} {e1} {st1} "
+                    f"{score_text(v.score, self.opts.double_scores)}")
             if v.is_hsp:
                 body = f" M {v.width}"
             else:

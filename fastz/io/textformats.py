@@ -15,6 +15,7 @@ from .alignview import (
     pct1,
 )
 from ..options import text_expand
+from ..scoring import score_text
 from .formats import Writer, drops, score_matrix_lines, stdout_for_quirks, threshold_strings
 
 
@@ -37,7 +38,8 @@ def threshold_comment_lines(writer: Writer, maf: bool) -> list[str]:
     x, y = drops(o, writer.scores)
     lines.append(f"# x_drop             = {x}")
     lines.append(f"# y_drop             = {y}")
-    lines += score_matrix_lines(writer.scores, with_extras=True, prefix="# ")
+    lines += score_matrix_lines(writer.scores, with_extras=True, prefix="# ",
+                                double=o.double_scores)
     return lines
 
 
@@ -64,7 +66,8 @@ class AxtWriter(Writer):
             s1 = p1.start(v.beg1, False)
             s2 = p2.start(v.beg2, qinfo.rev)
             line = (f"{number} {p1.name} {s1} {s1 + v.height - 1} {p2.name} {s2} "
-                    f"{s2 + v.width - 1} {'-' if qinfo.rev else '+'} {v.score}")
+                    f"{s2 + v.width - 1} {'-' if qinfo.rev else '+'} "
+                    f"{score_text(v.score, self.opts.double_scores)}")
             if self.spec.variant == "size2":
                 line += f" {p2.length}"
             out.append(f"{line}\n{v.text1}\n{v.text2}\n\n")
@@ -121,7 +124,7 @@ class MafWriter(Writer):
             start_w = max(len(str(s1)), len(str(s2)))
             size_w = max(len(str(v.height)), len(str(v.width)))
             len_w = max(len(str(p1.true_len)), len(str(p2.true_len)))
-            out.append(f"a score={v.score}\n")
+            out.append(f"a score={score_text(v.score, self.opts.double_scores)}\n")
             out.append(f"s {name1} {s1 - 1:>{start_w}} {v.height:>{size_w}} "
                        f"{'-' if rev1 else '+'} {p1.true_len:>{len_w}} {v.text1}\n")
             out.append(f"s {name2} {s2 - 1:>{start_w}} {v.width:>{size_w}} "
@@ -149,12 +152,12 @@ def _bars(a: np.ndarray, b: np.ndarray, gap_aware: bool) -> np.ndarray:
 
 
 def text_align_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView,
-                     one_based: bool) -> tuple[str, str]:
+                     one_based: bool, double: bool = False) -> tuple[str, str]:
     """(body, tail) of LASTZ print_text_align_align; tail goes to stdout (a LASTZ quirk)."""
     bo = 0 if one_based else -1
     b1 = v.beg1 + 1
     b2 = v.beg2 + 1
-    head = f"score:{v.score} length:({v.height} {v.width})\n"
+    head = f"score:{score_text(v.score, double)} length:({v.height} {v.width})\n"
     p1 = tinfo.place(b1)
     p2 = qinfo.place(b2)
     disp1 = (p1.length + 1 + bo - b1) if tinfo.rev else (b1 + bo - p1.offset)
@@ -182,7 +185,8 @@ def text_align_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView,
     return "".join(parts), "\n"
 
 
-def text_match_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView, one_based: bool) -> str:
+def text_match_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView, one_based: bool,
+                     double: bool = False) -> str:
     """LASTZ print_text_align_match: a gap-free segment, unwrapped."""
     bo = 0 if one_based else -1
     p1 = tinfo.place(v.beg1)
@@ -190,7 +194,7 @@ def text_match_lines(tinfo: SeqInfo, qinfo: SeqInfo, v: AlnView, one_based: bool
     a = v.t[v.beg1:v.end1]
     b = v.q[v.beg2:v.end2]
     bars = _bars(a, b, False).tobytes().decode("latin-1")
-    return (f"score:{v.score} length:{v.width}\n"
+    return (f"score:{score_text(v.score, double)} length:{v.width}\n"
             f"{v.beg1 + bo - p1.offset + p1.start_loc:>10}: {v.text1}\n"
             f"{'':>10}  {bars}\n"
             f"{v.beg2 + bo - p2.offset + p2.start_loc:>10}: {v.text2}\n\n")
@@ -207,9 +211,9 @@ class TextWriter(Writer):
             if expand:
                 v = expand_view(v, expand)
             if v.is_hsp:
-                self.out.write(text_match_lines(self.tinfo, qinfo, v, one_based))
+                self.out.write(text_match_lines(self.tinfo, qinfo, v, one_based, self.opts.double_scores))
             else:
-                body, tail = text_align_lines(self.tinfo, qinfo, v, one_based)
+                body, tail = text_align_lines(self.tinfo, qinfo, v, one_based, self.opts.double_scores)
                 self.out.write(body)
                 if tail:
                     if quirk is not self.out:

@@ -24,6 +24,7 @@ from numba import njit
 BUCKET_SIZE = 3               # LASTZ bucketSize: most segments in a leaf
 NO_PRED = -1                  # LASTZ noPred
 BEST_POSSIBLE = 2147483647    # bestPossibleScore (integer scores)
+FLT_MAX = 3.4028234663852886e38   # lastz_D's bestPossibleScore
 INT_MIN = -2147483648
 
 
@@ -129,12 +130,13 @@ def _build_tree(perm, pos1, pos2, n):
 
 
 @njit(cache=True)
-def connect_penalty(p1a, p2a, lena, p1b, p2b, diag_pen, anti_pen, scale, aa):
+def connect_penalty(p1a, p2a, lena, p1b, p2b, diag_pen, anti_pen, scale, aa, double):
     """LASTZ chain_connect_penalty: cost of joining segment a to a later segment b.
 
     Distance between diagonals times ``diag_pen`` plus the bases between the segments in
     the lagging sequence times ``anti_pen``; when they overlap, ``scale * aa`` per
-    overlapping base instead.  Clipped to the best possible score.
+    overlapping base instead.  Clipped to the best possible score.  lastz computes the
+    products in 32-bit ints and returns an int; lastz_D (``double``) keeps doubles.
     """
     x_end = p1a + lena - 1
     y_end = p2a + lena - 1
@@ -144,30 +146,39 @@ def connect_penalty(p1a, p2a, lena, p1b, p2b, diag_pen, anti_pen, scale, aa):
     else:
         subs = p1b - x_end - 1
         diff = -diff
-    penalty = float(_wrap32(diff * diag_pen))
+    if double:
+        penalty = float(_wrap32(diff)) * diag_pen
+        if subs >= 0:
+            penalty += float(_wrap32(subs)) * anti_pen
+        else:
+            penalty += float(_wrap32(-subs * scale)) * aa
+        return FLT_MAX if penalty > FLT_MAX else penalty
+    penalty = float(_wrap32(diff * int(diag_pen)))      # (int(): typed for both builds)
     if subs >= 0:
-        penalty += float(_wrap32(subs * anti_pen))
+        penalty += float(_wrap32(subs * int(anti_pen)))
     else:
         penalty += float(_wrap32(_wrap32(-subs * scale) * aa))
     if penalty > float(BEST_POSSIBLE):
-        return BEST_POSSIBLE
-    return _double_to_int(penalty)
+        return float(BEST_POSSIBLE)
+    return float(_double_to_int(penalty))
 
 
 @njit(cache=True)
-def reduce_to_chain(pos1, pos2, length, score, diag_pen, anti_pen, scale, aa):
+def reduce_to_chain(pos1, pos2, length, score, diag_pen, anti_pen, scale, aa, double=False):
     """Indices (ascending) of the segments on the highest-scoring chain.
 
     Parameters
     ----------
-    pos1, pos2, length, score : int64 arrays
+    pos1, pos2, length, score : int64 arrays (fastz_D: score may be float64)
         Segments already sorted as LASTZ ``qSegmentsByPos1`` sorts them.
-    diag_pen, anti_pen : int
+    diag_pen, anti_pen : int (fastz_D: float)
         ``--chain=G,P`` penalties (already scaled, as LASTZ takes them).
     scale : int
         Segment scores are multiplied by this (LASTZ chainScale, 100).
     aa : int
         sub[first row char][first column char] of the scoring matrix (overlap charge).
+    double : bool
+        lastz_D's penalty arithmetic (``connect_penalty``).
 
     Returns
     -------
@@ -212,8 +223,8 @@ def reduce_to_chain(pos1, pos2, length, score, diag_pen, anti_pen, scale, aa):
                     j = perm[ix]
                     if pos1[j] >= x or pos2[j] >= y:
                         continue
-                    pred = chain_score[j] - float(connect_penalty(
-                        pos1[j], pos2[j], length[j], x, y, diag_pen, anti_pen, scale, aa))
+                    pred = chain_score[j] - connect_penalty(
+                        pos1[j], pos2[j], length[j], x, y, diag_pen, anti_pen, scale, aa, double)
                     if pred > bp_contrib:
                         bp_contrib = pred
                         bp_num = j

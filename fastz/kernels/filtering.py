@@ -28,6 +28,7 @@ _xdrop_hsp = _hit.xdrop_hsp
 _extend_stops = _hit.extend_stops
 _segment_score = _hit.segment_score
 _segment_peak = _hit.segment_peak
+_entropy = _hit.entropy
 
 #: Hit processors.
 MODE_XDROP = 0     # process_for_simple_hit + xdrop_extend_seed_hit (default)
@@ -365,6 +366,21 @@ def score_segments(t, q, pos1, pos2, length, table):
 
 
 @njit(cache=True)
+def double_hsp_scores(t, q, pos1, pos2, length, table, ent_lo, ent_hi):
+    """lastz_D's HSP scores: each segment's score, times its entropy factor when the
+    score is in ``[ent_lo, ent_hi]``, kept as a double (``xdrop_hsp`` truncates the
+    product to an integer, as lastz does)."""
+    out = np.empty(pos1.shape[0], np.float64)
+    for k in range(pos1.shape[0]):
+        raw = _segment_score(t, q, pos1[k], pos2[k], length[k], table)
+        s = float(raw)
+        if raw >= ent_lo and raw <= ent_hi:
+            s *= _entropy(t, q, pos1[k], pos2[k], length[k])
+        out[k] = s
+    return out
+
+
+@njit(cache=True)
 def segment_peaks(t, q, pos1, pos2, length, table):
     """Anchor offset of every segment (LASTZ ``gapped_extend.c`` ``reduce_to_points``)."""
     out = np.empty(pos1.shape[0], np.int64)
@@ -380,12 +396,14 @@ def merge_sorted_segments(pos1, pos2, length, score):
     Input is sorted by (diagonal, pos2, ...).  A segment on the same diagonal that
     starts before the running end of the current one is absorbed (ends extended,
     best score kept); adjoining segments are not merged.  Returns the merged rows as
-    an int64 array (pos1, pos2, length, score).
+    an int64 array (pos1, pos2, length) and their scores (``score``'s dtype: fastz_D's
+    are doubles).
     """
     n = pos1.shape[0]
-    out = np.empty((n, 4), np.int64)
+    out = np.empty((n, 3), np.int64)
+    best = np.empty(n, score.dtype)
     if n == 0:
-        return out
+        return out, best
     m = 0
     cur_diag = pos1[0] - pos2[0]
     cur2 = pos2[0]
@@ -402,7 +420,7 @@ def merge_sorted_segments(pos1, pos2, length, score):
         out[m, 0] = cur_diag + cur2
         out[m, 1] = cur2
         out[m, 2] = end2 - cur2
-        out[m, 3] = s
+        best[m] = s
         m += 1
         cur_diag = d
         cur2 = pos2[k]
@@ -411,5 +429,5 @@ def merge_sorted_segments(pos1, pos2, length, score):
     out[m, 0] = cur_diag + cur2
     out[m, 1] = cur2
     out[m, 2] = end2 - cur2
-    out[m, 3] = s
-    return out[:m + 1]
+    best[m] = s
+    return out[:m + 1], best[:m + 1]

@@ -210,7 +210,8 @@ class Aligner:
                 gapped=o.gapped, stats=self.stats,
                 self_strand=strand if o.self_compare else None,
                 processor=self.processor(unmerged), backend=backend, stop_after=stop_after,
-                threads=threads, window=None if query.chore is None else query.chore.bounds)
+                threads=threads, window=None if query.chore is None else query.chore.bounds,
+                double=o.double_scores and not every)
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -406,7 +407,7 @@ class Aligner:
         if self.opts.segments_file is not None:
             # anchors are read from one file in order: a single sequential reader
             from .anchors import SegmentsReader
-            self.segments = SegmentsReader(self.opts.segments_file)
+            self.segments = SegmentsReader(self.opts.segments_file, self.opts.double_scores)
             workers = 1
         immediate = immediate_limit(self.opts.extra)
         if immediate is not None:

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, OptionsError
 from ..kernels import filtering as kfilt
-from ..records import ANCHOR_DTYPE, HSP_DTYPE, Sequence
+from ..records import ANCHOR_DTYPE, HSP_DOUBLE_DTYPE, HSP_DTYPE, Sequence
+from ..scoring import string_to_double, whole_if_integral
 
 # --- Anchors ------------------------------------------------------------------------------
 
@@ -47,7 +48,7 @@ def anchors_from_hsps(hsps: np.ndarray, target_chars: np.ndarray, query_chars: n
                                pos1, pos2, length, np.ascontiguousarray(sub, dtype=np.int32))
     a1 = pos1 + peak
     a2 = pos2 + peak
-    score = hsps["score"].astype(np.int64)
+    score = hsps["score"]             # (fastz_D: doubles, whose fractions order ties)
     order = np.lexsort((a1, a2, -score))
     out["pos1"] = a1[order]
     out["pos2"] = a2[order]
@@ -67,11 +68,13 @@ def merge_segments(hsps: np.ndarray) -> np.ndarray:
     p1 = hsps["pos1"].astype(np.int64)
     p2 = hsps["pos2"].astype(np.int64)
     ln = hsps["length"].astype(np.int64)
-    sc = hsps["score"].astype(np.int64)
+    sc = hsps["score"]
     order = np.lexsort((sc, ln, p2, p1 - p2))
-    rows = kfilt.merge_sorted_segments(p1[order], p2[order], ln[order], sc[order])
-    out = np.empty(rows.shape[0], dtype=HSP_DTYPE)
-    out["pos1"], out["pos2"], out["length"], out["score"] = rows.T
+    rows, best = kfilt.merge_sorted_segments(p1[order], p2[order], ln[order],
+                                             np.ascontiguousarray(sc[order]))
+    out = np.empty(rows.shape[0], dtype=hsps.dtype)
+    out["pos1"], out["pos2"], out["length"] = rows.T
+    out["score"] = best
     return out
 
 
@@ -88,10 +91,10 @@ class _Line:
     qstart: int
     qend: int
     strand: str
-    score: int
+    score: int | float
 
 
-def _parse_line(text: str, number: int, fname: str) -> _Line | None:
+def _parse_line(text: str, number: int, fname: str, double: bool = False) -> _Line | None:
     text = text.split("#", 1)[0].strip()
     if not text:
         return None
@@ -119,8 +122,8 @@ def _parse_line(text: str, number: int, fname: str) -> _Line | None:
     score = 0
     if len(f) == 8:
         try:
-            score = int(f[7])
-        except ValueError:
+            score = whole_if_integral(string_to_double(f[7])) if double else int(f[7])
+        except (ValueError, OptionsError):
             raise InputError(f"bad field ({fname}: line {number}, {f[7]})") from None
     return _Line(number, f[0], ts, te, f[3], qs, qe, f[6], score)
 
@@ -133,10 +136,11 @@ class SegmentsReader:
     current query (or ``*``) on the current strand; the first line that does not
     stays pending for the next call.  A line ``rewind`` ends the run and makes the
     next call start again at the top of the file.  ``finish()`` fails if segments
-    are left over.
+    are left over.  ``double``: scores are lastz_D's doubles (fastz_D).
     """
 
     path: str
+    double: bool = False
     _lines: list = field(default_factory=list, init=False)
     _at: int = field(default=0, init=False)                 # next unread line
     _pending_rewind: bool = field(default=False, init=False)
@@ -155,7 +159,7 @@ class SegmentsReader:
             text = self._lines[self._at]
             if text.split("#", 1)[0].strip() == "rewind":
                 return "rewind", None
-            parsed = _parse_line(text, self._at + 1, self.path)
+            parsed = _parse_line(text, self._at + 1, self.path, self.double)
             if parsed is not None:
                 return "seg", parsed
             self._at += 1
@@ -216,10 +220,11 @@ def _names_query(ln: _Line, query: Sequence, strand: str) -> bool:
 
 
 def _hsp_rows(rows: list) -> np.ndarray:
-    out = np.empty(len(rows), dtype=HSP_DTYPE)
+    double = any(isinstance(r[3], float) for r in rows)
+    out = np.empty(len(rows), dtype=HSP_DOUBLE_DTYPE if double else HSP_DTYPE)
     if rows:
-        arr = np.array(rows, dtype=np.int64)
-        out["pos1"], out["pos2"], out["length"], out["score"] = arr.T
+        for k, name in enumerate(("pos1", "pos2", "length", "score")):
+            out[name] = [r[k] for r in rows]
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.chain import reduce_to_chain
-from ..records import HSP_DTYPE, Sequence
+from ..records import Sequence
 
 #: LASTZ chainScale: segment scores are scaled by this before penalties are charged
 CHAIN_SCALE = 100
@@ -29,15 +29,18 @@ def sort_by_pos2(hsps: np.ndarray) -> np.ndarray:
 
 
 def chain_segments(hsps: np.ndarray, diag_pen: int, anti_pen: int, aa: int,
-                   scale: int = CHAIN_SCALE) -> np.ndarray:
-    """LASTZ ``reduce_to_chain`` on one batch: the chained HSPs, sorted by pos1."""
+                   scale: int = CHAIN_SCALE, double: bool = False) -> np.ndarray:
+    """LASTZ ``reduce_to_chain`` on one batch: the chained HSPs, sorted by pos1
+    (``double``: lastz_D's arithmetic, penalties and scores as doubles)."""
     if hsps.shape[0] == 0:
         return hsps.copy()
     hsps = sort_by_pos1(hsps)
     keep = reduce_to_chain(
         np.ascontiguousarray(hsps["pos1"], np.int64), np.ascontiguousarray(hsps["pos2"], np.int64),
-        np.ascontiguousarray(hsps["length"], np.int64), np.ascontiguousarray(hsps["score"], np.int64),
-        int(diag_pen), int(anti_pen), int(scale), int(aa))
+        np.ascontiguousarray(hsps["length"], np.int64),
+        np.ascontiguousarray(hsps["score"], np.float64 if double else np.int64),
+        *((float(diag_pen), float(anti_pen)) if double else (int(diag_pen), int(anti_pen))),
+        int(scale), int(aa), double)
     return hsps[keep]
 
 
@@ -60,7 +63,7 @@ def _batches(ends: np.ndarray, sep_after: np.ndarray) -> list[tuple[int, int]]:
 
 
 def chain_hsps(hsps: np.ndarray, target: Sequence, query: Sequence, diag_pen: int,
-               anti_pen: int, aa: int) -> np.ndarray:
+               anti_pen: int, aa: int, double: bool = False) -> np.ndarray:
     """The HSPs of one strand reduced to the best chain, sorted by target position.
 
     Parameters
@@ -74,18 +77,20 @@ def chain_hsps(hsps: np.ndarray, target: Sequence, query: Sequence, diag_pen: in
         ``--chain=G,P`` (0, 0 by default).
     aa : int
         ``sub[A][A]``, the per-base charge for overlapping segments.
+    double : bool
+        lastz_D's arithmetic (fastz_D).
     """
     if hsps.shape[0] == 0:
         return hsps.copy()
     tp, qp = target.partitions, query.partitions
     if tp is None and qp is None:
-        kept = chain_segments(hsps, diag_pen, anti_pen, aa)
+        kept = chain_segments(hsps, diag_pen, anti_pen, aa, double=double)
     else:
-        kept = _chain_partitioned(hsps, tp, qp, diag_pen, anti_pen, aa)
+        kept = _chain_partitioned(hsps, tp, qp, diag_pen, anti_pen, aa, double)
     return sort_by_pos1(kept)
 
 
-def _chain_partitioned(hsps, tp, qp, diag_pen, anti_pen, aa) -> np.ndarray:
+def _chain_partitioned(hsps, tp, qp, diag_pen, anti_pen, aa, double) -> np.ndarray:
     """try_reduce_to_chain with partitions: chain each batch, keep batches' chains only."""
     pieces = []
     if tp is not None:
@@ -94,19 +99,19 @@ def _chain_partitioned(hsps, tp, qp, diag_pen, anti_pen, aa) -> np.ndarray:
         for a, b in _batches(segs["pos1"] + segs["length"], sep1):
             batch = segs[a:b]
             if qp is None:
-                pieces.append(chain_segments(batch, diag_pen, anti_pen, aa))
+                pieces.append(chain_segments(batch, diag_pen, anti_pen, aa, double=double))
                 continue
             batch = sort_by_pos2(batch)
             sep2 = (qp.offset + qp.length).astype(np.int64)
             for c, d in _batches(batch["pos2"] + batch["length"], sep2):
-                pieces.append(chain_segments(batch[c:d], diag_pen, anti_pen, aa))
+                pieces.append(chain_segments(batch[c:d], diag_pen, anti_pen, aa, double=double))
     else:
         segs = sort_by_pos2(hsps)
         sep2 = (qp.offset + qp.length).astype(np.int64)
         for a, b in _batches(segs["pos2"] + segs["length"], sep2):
-            pieces.append(chain_segments(segs[a:b], diag_pen, anti_pen, aa))
+            pieces.append(chain_segments(segs[a:b], diag_pen, anti_pen, aa, double=double))
     if not pieces:
-        return np.zeros(0, HSP_DTYPE)
+        return np.zeros(0, hsps.dtype)
     return np.concatenate(pieces)
 
 
@@ -125,5 +130,5 @@ def chain_strand_hsps(hsps: np.ndarray, target: Sequence, query: Sequence, opts,
             np.ascontiguousarray(target.chars, np.uint8), np.ascontiguousarray(query.chars, np.uint8),
             np.ascontiguousarray(hsps["pos1"], np.int64), np.ascontiguousarray(hsps["pos2"], np.int64),
             np.ascontiguousarray(hsps["length"], np.int64), scores.masked)
-    return chain_hsps(hsps, target, query, int(opts.chain_diag or 0), int(opts.chain_anti or 0),
-                      int(scores.aa))
+    return chain_hsps(hsps, target, query, opts.chain_diag or 0, opts.chain_anti or 0,
+                      int(scores.aa), opts.double_scores)

@@ -23,6 +23,7 @@ LASTZ ``finish_one_strand`` does.
 """
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from ..errors import OptionsError
 from ..kernels import filtering as kfilt
 from ..kernels import hitproc as khit
 from ..kernels import seeding as kseed
-from ..records import HSP_DTYPE
+from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE
 from ..records import strand_length as _strand_length
 from .seeding import SeedIndex, parse_seed
 
@@ -132,6 +133,22 @@ def _as_hsps(rows: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(rows, np.int64).view(HSP_DTYPE)[:, 0]
 
 
+def double_hsps(hsps: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.ndarray,
+                hspthresh, entropy: bool) -> np.ndarray:
+    """lastz_D's x-drop HSPs from the kernels' (found with the threshold rounded down):
+    HSP_DOUBLE_DTYPE rows whose scores keep their entropy adjustment's fraction, and
+    only those scoring at least ``hspthresh``.  Whether an HSP passes cannot change the
+    search itself (the diagonal hash is updated either way, as in LASTZ)."""
+    out = np.empty(hsps.shape[0], HSP_DOUBLE_DTYPE)
+    for name in ("pos1", "pos2", "length"):
+        out[name] = hsps[name]
+    ent = (max(0.0, float(hspthresh)), 3.0 * hspthresh) if entropy else (1.0, 0.0)
+    out["score"] = kfilt.double_hsp_scores(
+        t, q, out["pos1"].copy(), out["pos2"].copy(), out["length"].copy(), table,
+        float(ent[0]), float(ent[1]))
+    return out[out["score"] >= hspthresh]
+
+
 def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarray,
               seed: str | None = None, transition: int = 1, masked_sub: np.ndarray | None = None,
               xdrop: int = 910, hspthresh: int = 3000, entropy: bool = True,
@@ -139,7 +156,8 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
               self_strand: str | None = None,
               processor: HitProcessor | None = None, backend: str = "cpu",
               stop_after: int = -1, threads: int = 1,
-              window: tuple[int, int, int, int] | None = None) -> np.ndarray:
+              window: tuple[int, int, int, int] | None = None,
+              double: bool = False) -> np.ndarray:
     """HSPs (or seed hits) of one query strand against the indexed target, in LASTZ's
     discovery order.
 
@@ -193,6 +211,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         reach beyond unless the caller fenced the intervals (``io.chores.fenced``, as
         ``Aligner.find_hsps`` does).  The search then runs on the CPU (a chore is
         small).
+    double : bool
+        lastz_D's scores (fastz_D): x-drop HSPs come back as HSP_DOUBLE_DTYPE, their
+        entropy adjustment not truncated; ``hspthresh`` may then have a fraction.
 
     Returns
     -------
@@ -221,8 +242,11 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         mode = kfilt.MODE_NOEXTEND
     else:
         mode = kfilt.MODE_PLAIN
+    # (a fractional threshold (fastz_D) is rounded down for the kernels, which keep a
+    # superset of the HSPs; double_hsps then applies it exactly)
+    kthresh = math.floor(hspthresh)
     if entropy and gfextend:
-        ent_lo, ent_hi = max(0, int(hspthresh)), 3 * int(hspthresh)
+        ent_lo, ent_hi = max(0, kthresh), 3 * kthresh
     else:
         ent_lo, ent_hi = 1, 0
     trans = 0 if spec.halfweight else int(transition)
@@ -240,10 +264,11 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     lims = (0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT) if window is None else tuple(
         int(v) for v in window)
     if processor is not None:
+        exact = (hspthresh, entropy) if double and processor.ext == khit.EXT_XDROP else None
         return _general_hsps(index, t, q, len1, len2, table, trans, self_mode, int(xdrop),
-                             int(hspthresh), entropy, processor, stats,
+                             kthresh, entropy, processor, stats,
                              _partition_tables(t, q) if self_mode == 3 else None, stop_after,
-                             lims)
+                             lims, exact)
     if len2 < spec.length:
         rows = np.zeros((0, 4), np.int64)
         n_raw = 0
@@ -255,13 +280,13 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
             engine = "twin" if backend == "twin" or device.twin() else "gpu"
             with device.device_errors():
                 rows, n_raw = search_strand_device(
-                    index, t, q, qcodes, len1, len2, table, int(xdrop), int(hspthresh),
+                    index, t, q, qcodes, len1, len2, table, int(xdrop), kthresh,
                     ent_lo, ent_hi, mode, self_mode, trans, engine=engine, stats=stats)
         else:
             args = (index.dir_, index.low, index.pos, index.low_bits,
                     spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
                     trans, t, q, qcodes, len1, len2,
-                    table, int(xdrop), int(hspthresh), ent_lo, ent_hi, mode)
+                    table, int(xdrop), kthresh, ent_lo, ent_hi, mode)
             parts = threads if stop_after < 0 and len2 >= PARTS_MIN_QUERY else 1
             if parts > 1:
                 rows, n_raw = search_parts(args, len2, self_mode, parts, lims)
@@ -271,6 +296,8 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                 rows, n_raw = kfilt.search_strand(*args, kfilt.diag_hash(len2), self_mode,
                                                   stop_after, kfilt.BLOCK_HITS, *lims)
     hsps = _as_hsps(rows)
+    if double and mode == kfilt.MODE_XDROP:
+        hsps = double_hsps(hsps, t, q, table, hspthresh, entropy)
     if mode == kfilt.MODE_NOEXTEND and hsps.shape[0]:
         hsps["score"] = kfilt.score_segments(t, q, hsps["pos1"], hsps["pos2"], hsps["length"], table)
     if stats is not None:
@@ -385,8 +412,9 @@ def _diag_tables():
 def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspthresh,
                   entropy, hp: HitProcessor, stats, part_tables=None,
                   stop_after: int = -1,
-                  window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)) -> np.ndarray:
-    """find_hsps through ``kernels.hitproc`` (any processor, extender and filter)."""
+                  window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT), exact=None) -> np.ndarray:
+    """find_hsps through ``kernels.hitproc`` (any processor, extender and filter);
+    ``exact``: (threshold, entropy) for ``double_hsps`` (fastz_D)."""
     global _SHORTFALL_REPORTED
     spec = index.spec
     if hp.ext == khit.EXT_XDROP and entropy:
@@ -412,6 +440,8 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
         _SHORTFALL_REPORTED = True               # LASTZ warns once per run
         sys.stderr.write(f"seed hit queue shortfall at {shortfall[0]}/{shortfall[1]}\n")
     hsps = _as_hsps(rows)
+    if exact is not None:
+        hsps = double_hsps(hsps, t, q, table, *exact)
     if not hp.defer:
         hsps = finish_hsps(hsps, t, q, table, hp)
     if stats is not None:

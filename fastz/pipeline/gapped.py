@@ -8,6 +8,7 @@ lastz does.
 """
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -155,7 +156,10 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     extensions never see one).  ``window`` (t_lo, t_hi, q_lo, q_hi): ``--chores``, no
     extension leaves those intervals (LASTZ narrows each anchor's partition limits).
     ``target_pads``: ``kernels.ydrop.pad_target(target.chars)``, when the caller keeps it.
+    fastz_D's ``ydrop`` and ``gappedthresh`` may have fractions: every DP score is whole,
+    so ``c < best - Y`` is ``c < best - floor(Y)`` and ``s >= L`` is ``s >= ceil(L)``.
     """
+    ydrop, gappedthresh = math.floor(ydrop), math.ceil(gappedthresh)
     trivial = (_trivial(target, query, strand, scores.sub, gappedthresh) if with_trivial
                else np.zeros((0, 5), np.int64))
     if anchors.shape[0] == 0 and trivial.shape[0] == 0:

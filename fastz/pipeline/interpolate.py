@@ -56,7 +56,8 @@ class _Tweener:
         index = build_index(t, self.seed, 1)
         hsps = find_hsps(index, t, q, None, 0, sc.masked, o.xdrop, o.inner, False,
                          gfextend=True, gapped=True)
-        hsps = chain_segments(hsps, int(o.chain_diag or 0), int(o.chain_anti or 0), sc.aa)
+        hsps = chain_segments(hsps, o.chain_diag or 0, o.chain_anti or 0, sc.aa,
+                              double=o.double_scores)
         if hsps.shape[0] == 0:
             return
         anchors = anchors_from_hsps(hsps, t, q, sc.sub)

@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from ..records import HSP_DTYPE, OP_DEL, OP_INS, OP_MATCH, Alignments, Sequence
+from ..records import OP_DEL, OP_INS, OP_MATCH, Alignments, Sequence
 from .filtering import _strand_length
 
 _SWAP = {OP_MATCH: OP_MATCH, OP_INS: OP_DEL, OP_DEL: OP_INS}
@@ -45,7 +45,7 @@ def mirror_images(hsps: np.ndarray, len1: int, len2: int, same_strand: bool):
     else:
         m1, m2 = len2 - (p2 + n), len1 - (p1 + n)
         imaged = (m1 != p1) | (m2 != p2)               # not its own image
-    out = np.empty(2 * p1.shape[0], HSP_DTYPE)         # each row, then its image
+    out = np.empty(2 * p1.shape[0], hsps.dtype)        # each row, then its image
     image = np.zeros(out.shape[0], np.bool_)
     image[1::2] = True
     for name, row, mirrored in (("pos1", p1, m1), ("pos2", p2, m2), ("length", n, n),

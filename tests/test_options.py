@@ -7,8 +7,11 @@ without reading any sequence.  fastz must print the same bytes.
 import shlex
 import shutil
 import subprocess
+import sys
 
 import pytest
+from conftest import drop_version
+from parity_cases import fastz_env
 
 from fastz.errors import FastzError, OptionsError
 from fastz.lastz_args import HelpRequested, parse_lastz_argv, show_defaults_text
@@ -129,25 +132,32 @@ def test_resolved_defaults_match_lastz(combo, workdir, monkeypatch):
     assert fastz_help_defaults(words, workdir, monkeypatch) == expected
 
 
-@pytest.mark.parametrize("combo", ["", "--match=1,5 --format=axt", "--nogfextend --strand=minus"])
-def test_show_defaults_in_a_run_matches_lastz(combo, workdir, monkeypatch):
-    """--show=defaults during a real run: LASTZ prints the same text inside a LAV
-    comment stanza (prefix "") or after "#" comment marks (AXT), then the output."""
+@pytest.mark.parametrize("combo", ["", "--match=1,5 --format=axt", "--nogfextend --strand=minus",
+                                   "--format=maf", "--format=general", "--format=text",
+                                   "--format=sam", "--output=out.txt",
+                                   "--show=defaults:stderr --format=axt"])
+def test_show_defaults_in_a_run_matches_lastz(combo, workdir):
+    """--show=defaults during a real run: LASTZ prints the settings inside the format's
+    comment (a LAV d stanza, "#" lines, bare lines; MAF, SAM and CIGAR also warn on
+    stderr), then the output; the settings text goes to stdout (or stderr) even when
+    the alignments go to --output.  The whole stdout, stderr and output file of fastz
+    must be lastz's."""
     if LASTZ is None:
         pytest.fail("lastz is not installed; parity tests need it")
     (workdir / "t.fa").write_text(">t\nACGTACGTACGTAAAAGGGC\n")
     (workdir / "q.fa").write_text(">q\nACGTACGTACGTAAAAGGGC\n")
     words = ["t.fa", "q.fa", "--show=defaults", *shlex.split(combo)]
-    out = subprocess.run([LASTZ, *words], cwd=workdir, capture_output=True, text=True,
-                         timeout=60).stdout
-    monkeypatch.chdir(workdir)
-    opts = Options.from_argv(words)
-    scores = scoreset_from_options(opts)
-    axt = "axt" in combo
-    text = show_defaults_text(opts.resolved(scores), scores, prefix="#" if axt else "")
-    if not axt:
-        text = "#:lav\nd {\n" + text + "}\n"
-    assert out.startswith(text)
+    got = {}
+    for name, argv in (("lastz", [LASTZ]), ("fastz", [sys.executable, "-m", "fastz"])):
+        res = subprocess.run([*argv, *words], cwd=workdir, capture_output=True, timeout=300,
+                             env=fastz_env())
+        assert res.returncode == 0, res.stderr.decode()[-300:]
+        out = workdir / "out.txt"
+        got[name] = [drop_version(res.stdout), drop_version(res.stderr),
+                     drop_version(out.read_bytes()) if out.exists() else None]
+        out.unlink(missing_ok=True)
+    assert b"target file spec = t.fa" in got["lastz"][0] + got["lastz"][1]
+    assert got["fastz"] == got["lastz"]
 
 
 def test_brief_examples_field_values(workdir, monkeypatch):

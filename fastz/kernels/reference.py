@@ -7,7 +7,8 @@ packed keys, the bucketed index or numba:
   base by base, in LASTZ's order (query end ascending; exact match, then one
   transition at the rightmost ``1`` first, ...; target end descending);
 * ``reference_find_hsps``: the hit processors with a dict as the diagonal hash;
-* ``reference_entropy``, ``reference_peak``, ``reference_anchors``.
+* ``reference_entropy``, ``reference_double_score``, ``reference_peak``,
+  ``reference_anchors``.
 """
 from __future__ import annotations
 
@@ -155,6 +156,15 @@ def reference_find_hsps(target, query, pattern, trans, table, xdrop, hspthresh, 
         if s >= hspthresh:
             out.append((left, left - diag, right - left, s))
     return out
+
+
+def reference_double_score(t, q, pos1, pos2, length, table, hspthresh, entropy=True):
+    """lastz_D's score of an x-drop HSP (spec 4.4 without the truncation): the segment's
+    score, times its entropy factor when the score is in [max(0, K), 3K], as a double."""
+    s = sum(int(table[t[pos1 + k], q[pos2 + k]]) for k in range(length))
+    if entropy and max(0, hspthresh) <= s <= 3 * hspthresh:
+        return float(s) * reference_entropy(t, q, pos1, pos2, length)
+    return float(s)
 
 
 def reference_peak(t, q, pos1, pos2, length, table):

@@ -469,7 +469,7 @@ def _check_inputs(aligner: Aligner) -> None:
     segments = None
     if o.segments_file is not None:
         from .anchors import SegmentsReader
-        segments = SegmentsReader(o.segments_file)
+        segments = SegmentsReader(o.segments_file, o.double_scores)
     for query in scan_queries(o.query, o):
         for strand in _strands(o) if segments is not None else ():
             buf = query if strand == "+" else reverse_complement_sequence(query)

@@ -8,6 +8,7 @@ succeeded.  Mismatches go to the report (one line each, with the command to repr
     python bench/fuzz_options.py --trials 50 --pairs dengue1_vs_dengue2 -o /tmp/fuzz.txt
     FASTZ_GPU_ENGINE=twin python bench/fuzz_options.py --fastz=--backend=gpu  # GPU path, CPU twins
     python bench/fuzz_options.py --trials 40 --with='--stopafter=3 --nogapped'  # one mode
+    python bench/fuzz_options.py --trials 60 --double      # fastz_D against lastz_D
 
 A trial where lastz itself fails is a match only if fastz fails too (messages may differ).
 """
@@ -82,6 +83,15 @@ POOL = [
     lambda r: "--gfextend",
 ]
 
+# --double adds lastz_D's fractional thresholds, drops and chain penalties
+DOUBLE_POOL = [
+    lambda r: f"--xdrop={r.choice([300.5, 910.25, 2000.75])}",
+    lambda r: f"--hspthresh={r.choice([1500.5, 2999.5, 3000.25, 4500.75])}",
+    lambda r: f"--gappedthresh={r.choice([1000.5, 2999.75, 5000.25])}",
+    lambda r: f"--ydrop={r.choice([500.5, 3400.25, 9400.75])}",
+    lambda r: f"--chain={r.choice([0.5, 10.25, 40.75])},{r.choice([0, 0.5, 2.25])}",
+]
+
 FORMATS = ["lav", "lav+", "axt", "axt+", "maf", "maf+", "maf-", "general", "general-",
            "general:name1,zstart1,end1,name2,strand2,zstart2+,end2+,score,nmatch,cigarx",
            "general:identity,coverage,continuity,diff,blastid%,ncolumn,npair",
@@ -105,11 +115,14 @@ SELF_FORMATS = ["axt", "maf", "lav", "cigar", "segments", "rdotplot", "sam", "te
                 "general:name1,zstart1,end1,name2,strand2,zstart2+,end2+,score,nmatch,cigarx"]
 
 
-def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0) -> tuple[str, list[str]]:
+def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
+         double: bool = False) -> tuple[str, list[str]]:
     """One trial: (pair, words after the program name); a ``self_share`` of them align
-    the target with itself (--self, sometimes --nomirror)."""
+    the target with itself (--self, sometimes --nomirror); ``double``: options for
+    lastz_D, fractions included."""
     pair = rng.choice(pairs)
-    opts = [g(rng) for g in rng.sample(POOL, rng.randint(1, 5))]
+    pool = POOL + DOUBLE_POOL * 3 if double else POOL
+    opts = [g(rng) for g in rng.sample(pool, rng.randint(1, 5))]
     if rng.random() < self_share:
         words = ["target.fa", "--self", *(w for w in opts if not w.startswith("--coverage"))]
         if rng.random() < 0.2:
@@ -141,21 +154,24 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=300, help="seconds per program run")
     ap.add_argument("--self-share", type=float, default=0.15,
                     help="share of trials that align the target with itself (--self)")
+    ap.add_argument("--double", action="store_true",
+                    help="fastz_D against lastz_D (double scores), fractional options drawn")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
+    lastz, fastz = ("lastz_D", "fastz_D") if args.double else ("lastz", "fastz")
     rng = random.Random(args.seed)
     out = sys.stdout if args.output == "-" else open(args.output, "w")
     bad = 0
     for trial in range(args.trials):
-        pair, words = draw(rng, args.pairs, args.self_share)
+        pair, words = draw(rng, args.pairs, args.self_share, args.double)
         if args.with_words:
             # (before the trial's --format word: LASTZ's last format word wins anyway)
             words[-1:-1] = args.with_words.split()
         cwd = PAIRS / pair
         start = time.perf_counter()
         try:
-            lz = run_program("lastz", words, cwd, timeout=args.timeout)
-            fz = run_program("fastz", words + args.fastz.split(), cwd, timeout=args.timeout)
+            lz = run_program(lastz, words, cwd, timeout=args.timeout)
+            fz = run_program(fastz, words + args.fastz.split(), cwd, timeout=args.timeout)
         except subprocess.TimeoutExpired:
             print(f"{trial}\tTIMEOUT\t(pairs/{pair}) lastz {' '.join(words)}", file=out,
                   flush=True)

@@ -332,7 +332,7 @@ def integral_score(v, what: str) -> int:
     go into integer DP kernels): fastz_D refuses a fractional one in one line."""
     v = whole_if_integral(v)
     if isinstance(v, float):
-        raise OptionsError(f"fractional {what} ({v:g}) is not supported by fastz_D; "
+        raise OptionsError(f"fractional {what} ({v:g}) is not yet supported by fastz_D; "
                            "give whole numbers")
     return v
 

@@ -70,14 +70,15 @@ class Run:
 
 
 def program_argv(program: str) -> list[str]:
-    """The argv prefix of a program: the real lastz, or this interpreter's `-m fastz`."""
-    if program == "lastz":
-        lastz = shutil.which("lastz")
+    """The argv prefix of a program: the real lastz (or lastz_D, its double-score build),
+    or this interpreter's `-m fastz` (`-m fastz.double`, fastz_D)."""
+    if program in ("lastz", "lastz_D"):
+        lastz = shutil.which(program)
         if lastz is None:
-            raise RuntimeError("lastz is not installed (apt-get install lastz lastz-examples)")
+            raise RuntimeError(f"{program} is not installed (apt-get install lastz lastz-examples)")
         return [lastz]
-    if program == "fastz":
-        return [sys.executable, "-m", "fastz"]
+    if program in ("fastz", "fastz_D"):
+        return [sys.executable, "-m", "fastz" if program == "fastz" else "fastz.double"]
     raise ValueError(program)
 
 

@@ -51,6 +51,16 @@ CASES = [
     ("mlc_testdata_pair", ("--nogapped", "--format=general")),
     ("hpylori_26695_vs_J99_Eslice", ("--nogapped", "--chain", "--format=general")),
     ("mers_ref_vs_46isolates", ("--nogapped", "--format=general")),
+    # adaptive thresholds and --queryhspbest: the table orders the double scores
+    ("mito_human_mouse", ("--hspthresh=top50", "--nogapped", "--format=general")),
+    ("human_vs_mouse_cgp", ("--hspthresh=top3000", "--nogapped", "--format=general")),
+    ("human_vs_mouse_cgp", ("--hspthresh=top20%", "--format=general")),
+    ("mers_ref_vs_46isolates", ("--queryhspbest=3", "--nogapped", "--format=general")),
+    ("mers_ref_vs_46isolates", ("--hspthresh=top2%", "--gappedthresh=top1%",
+                                "--format=general")),
+    ("mlc_testdata_pair", ("--hspthresh=top10%", "--nogapped", "--format=general")),
+    ("mito_human_orang", ("--self", "--nogapped", "--format=general:name1,zstart1,end1,"
+                          "name2,strand2,zstart2+,end2+,score")),
 ]
 
 
@@ -68,8 +78,9 @@ def _run(program: str, words, cwd: Path) -> subprocess.CompletedProcess:
                           timeout=900, env=fastz_env())
 
 
-def _ends(pair: str) -> list[str]:
-    return ["target.fa[multiple]" if pair == "mlc_testdata_pair" else "target.fa", "query.fa"]
+def _ends(pair: str, words) -> list[str]:
+    target = "target.fa[multiple]" if pair == "mlc_testdata_pair" else "target.fa"
+    return [target] if "--self" in words else [target, "query.fa"]
 
 
 def _assert_same(words, cwd: Path) -> None:
@@ -91,7 +102,7 @@ def _assert_same(words, cwd: Path) -> None:
 @pytest.mark.parametrize("pair,words", [pytest.param(p, w, id=f"{p}-{'_'.join(w) or 'default'}")
                                         for p, w in CASES])
 def test_fastz_D_matches_lastz_D(pair, words, shared_pairs):
-    _assert_same([*_ends(pair), *words], shared_pairs / pair)
+    _assert_same([*_ends(pair, words), *words], shared_pairs / pair)
 
 
 def test_segments_file_with_fractional_scores(shared_pairs, tmp_path):
@@ -223,3 +234,21 @@ def test_chain_double_arithmetic_agrees_on_whole_numbers():
         got = reduce_to_chain(pos1, pos2, length, score.astype(np.float64),
                               float(pen[0]), float(pen[1]), 100, 91, True)
         assert got.tolist() == want.tolist()
+
+
+def test_score_keys_order_and_tie_as_the_doubles():
+    """The adaptive table keeps lastz_D's scores as int64 keys: the keys must sort, tie
+    and convert back exactly as the doubles do, in Python and in the kernels."""
+    from fastz.kernels import segtable as kst
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.normal(0, 5000, 500), rng.integers(-50, 50, 200).astype(float),
+                        [0.0, -0.0, kst.FLT_MAX, -kst.FLT_MAX, 3000.5, 3000.25]])
+    keys = kst.score_keys(x)
+    assert keys.dtype == np.int64
+    assert np.array_equal(np.argsort(keys, kind="stable"), np.argsort(x, kind="stable"))
+    same = x[:, None] == x[None, :]
+    assert np.array_equal(keys[:, None] == keys[None, :], same)
+    assert np.array_equal(kst.key_scores(keys), x + 0.0)
+    assert kst.WORST_KEY == kst.score_keys(np.array([-kst.FLT_MAX]))[0] == keys.min()
+    assert [kst._key(v) for v in x.tolist()] == keys.tolist()
+    assert [kst._unkey(k) for k in keys.tolist()] == (x + 0.0).tolist()

@@ -11,6 +11,10 @@ scores that could enter the table as it stands).
 The table is a set of parallel arrays plus ``state`` = [len, coverage, low_score,
 hsp_id_counter]; the kernels return the arrays (they may grow).  The order of segments in
 the arrays is LASTZ's table order, which is the output order of ``--nogapped``.
+
+Scores are int64 keys: lastz's integer scores as they are, and lastz_D's doubles
+(fastz_D) as ``score_key``s, an int64 that orders and ties exactly as the double does,
+so the heap code is the same for both builds.
 """
 from __future__ import annotations
 
@@ -22,13 +26,55 @@ from . import cells
 _entropy = njit(cache=True)(cells.entropy)
 
 WORST_POSSIBLE = -2147483648          # LASTZ worstPossibleScore (integer scores)
+FLT_MAX = 3.4028234663852886e38       # lastz_D's worstPossibleScore is -FLT_MAX
 S_LEN, S_COV, S_LOW = 0, 1, 2         # state slots
 F_POS1, F_POS2, F_LEN, F_SCORE, F_ID, F_COV = 0, 1, 2, 3, 4, 5   # table columns
 
 
-def new_table(capacity: int = 100) -> tuple[np.ndarray, np.ndarray]:
-    """An empty table: (segments int64[capacity, 6], state int64[3])."""
-    return np.zeros((max(capacity, 1), 6), np.int64), np.array([0, 0, WORST_POSSIBLE], np.int64)
+def score_keys(scores: np.ndarray) -> np.ndarray:
+    """lastz_D's double scores as int64 keys in the same order (and ties): a double's
+    bits read as an int64 order non-negative doubles; flipping all but the sign bit of
+    a negative one reverses its order.  (-0.0 becomes 0.0 first: they are equal.)"""
+    bits = (np.asarray(scores, np.float64) + 0.0).view(np.int64)
+    return np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)
+
+
+def key_scores(keys: np.ndarray) -> np.ndarray:
+    """The doubles of ``score_keys`` (its inverse)."""
+    keys = np.ascontiguousarray(keys, np.int64)
+    return np.where(keys < 0, keys ^ np.int64(0x7FFFFFFFFFFFFFFF), keys).view(np.float64)
+
+
+WORST_KEY = int(score_keys(np.array([-FLT_MAX]))[0])   # lastz_D's worstPossibleScore
+
+
+@njit(cache=True)
+def _key(x):
+    """``score_keys`` of one double, in a kernel."""
+    a = np.empty(1, np.float64)
+    a[0] = x + 0.0
+    b = a.view(np.int64)[0]
+    return b ^ 0x7FFFFFFFFFFFFFFF if b < 0 else b
+
+
+@njit(cache=True)
+def _unkey(k):
+    """``key_scores`` of one key, in a kernel."""
+    a = np.empty(1, np.int64)
+    a[0] = k ^ 0x7FFFFFFFFFFFFFFF if k < 0 else k
+    return a.view(np.float64)[0]
+
+
+def worst_score(double: bool) -> int:
+    """The table's empty low score: lastz's worstPossibleScore, or lastz_D's as a key."""
+    return WORST_KEY if double else WORST_POSSIBLE
+
+
+def new_table(capacity: int = 100, double: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """An empty table: (segments int64[capacity, 6], state int64[3]); ``double``: its
+    scores will be lastz_D's (keys)."""
+    return (np.zeros((max(capacity, 1), 6), np.int64),
+            np.array([0, 0, worst_score(double)], np.int64))
 
 
 @njit(cache=True)
@@ -163,7 +209,7 @@ def add_segment(seg, state, limit, pos1, pos2, length, s, sid):
 
 
 @njit(cache=True)
-def collect_adaptive(seg, state, limit, t, q, rows, sid, entropy, image):
+def collect_adaptive(seg, state, limit, t, q, rows, sid, entropy, image, double=False):
     """Add one strand's gap-free HSPs (discovery order, raw scores) to the table.
 
     Parameters
@@ -184,13 +230,18 @@ def collect_adaptive(seg, state, limit, t, q, rows, sid, entropy, image):
         Rows that are the mirror image of the row before (``--self`` gap-free runs,
         ``mirror.mirror_images``): LASTZ's ``collect_hsps`` adds the image right after
         its HSP with the HSP's (adjusted) score.
+    double : bool
+        lastz_D: ``rows``' scores and the table's are ``score_keys``, and the entropy
+        adjustment keeps its fraction (lastz truncates it).
     """
     s = 0
     for k in range(rows.shape[0]):
         if not image[k]:
             s = rows[k, 3]
-            if entropy and s > 0 and state[S_LEN] > 0 and s >= state[S_LOW]:
-                s = int(s * _entropy(t, q, rows[k, 0], rows[k, 1], rows[k, 2]))
+            raw = _unkey(s) if double else float(s)
+            if entropy and raw > 0 and state[S_LEN] > 0 and s >= state[S_LOW]:
+                adjusted = raw * _entropy(t, q, rows[k, 0], rows[k, 1], rows[k, 2])
+                s = _key(adjusted) if double else int(adjusted)
         seg = add_segment(seg, state, limit, rows[k, 0], rows[k, 1], rows[k, 2], s, sid)
     return seg
 
@@ -219,15 +270,16 @@ def choose_best(seg, state, n):
 
 
 @njit(cache=True)
-def split_table(seg, state, sid):
+def split_table(seg, state, sid, worst=WORST_POSSIBLE):
     """LASTZ split_segment_table: keep segments with id ``sid`` (in order, with their
-    coverage and low score recomputed); return the others as a new limit-free table."""
+    coverage and low score recomputed); return the others as a new limit-free table.
+    ``worst``: ``worst_score`` (an empty table's low score)."""
     n = state[S_LEN]
     other = np.zeros((max(n, 1), 6), np.int64)
-    ostate = np.array([0, 0, WORST_POSSIBLE], np.int64)
+    ostate = np.array([0, 0, worst], np.int64)
     dst = 0
     cov = 0
-    low = WORST_POSSIBLE
+    low = worst
     for src in range(n):
         if seg[src, F_ID] != sid:
             other = add_segment(other, ostate, 0, seg[src, F_POS1], seg[src, F_POS2],

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
-from ..records import HSP_DTYPE, Alignments
+from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE, Alignments
 from .anchors import merge_segments
 from .filtering import _strand_length
 from .mirror import mirror_images
@@ -50,32 +50,40 @@ def coverage_limit(top: str, target_len: int) -> int:
     return int(body)
 
 
-def _as_hsps(seg: np.ndarray, state: np.ndarray) -> np.ndarray:
+def _as_hsps(seg: np.ndarray, state: np.ndarray, double: bool) -> np.ndarray:
     n = int(state[kst.S_LEN])
-    out = np.empty(n, HSP_DTYPE)
+    out = np.empty(n, HSP_DOUBLE_DTYPE if double else HSP_DTYPE)
     out["pos1"] = seg[:n, kst.F_POS1]
     out["pos2"] = seg[:n, kst.F_POS2]
     out["length"] = seg[:n, kst.F_LEN]
-    out["score"] = seg[:n, kst.F_SCORE]
+    out["score"] = _scores(seg[:n, kst.F_SCORE], double)
     return out
+
+
+def _scores(column: np.ndarray, double: bool) -> np.ndarray:
+    """The table's scores as numbers (lastz_D's are kept as ``kst.score_keys``)."""
+    return kst.key_scores(column) if double else column
 
 
 def _finish_shared(aligner, bufs, seg, state, sid, strands, fixed_gapped=True):
     """Split a query's shared HSP table by strand and finish the minus strand, then the
     plus strand (``collectHspsFromBoth`` in LASTZ's main)."""
     o = aligner.opts
+    d = o.double_scores
     segments = aligner.segments is not None
+    worst = kst.worst_score(d)
     if len(strands) == 2:
-        other, ostate = kst.split_table(seg, state, sid["-"])
+        other, ostate = kst.split_table(seg, state, sid["-"], worst)
         tables = [("-", seg, state), ("+", other, ostate)]
         low = min(int(state[kst.S_LOW]), int(ostate[kst.S_LOW]))
     else:
         # the second table exists but stays empty: its low score is the worst possible
         tables = [(strands[0], seg, state)]
-        low = min(int(state[kst.S_LOW]), kst.WORST_POSSIBLE)
+        low = min(int(state[kst.S_LOW]), worst)
+    low = _scores(np.array([low], np.int64), d)[0].item()
     for s, tseg, tstate in tables:
         # LASTZ merges --twins/--recoverseeds HSPs when it finishes the strand
-        hsps = aligner.finish_hsps(bufs[s], _as_hsps(tseg, tstate))
+        hsps = aligner.finish_hsps(bufs[s], _as_hsps(tseg, tstate, d))
         if segments:
             hsps = merge_segments(hsps)         # (LASTZ merges a segments file's anchors)
         if ((len(strands) == 2 and s == "+" or not (o.gfextend or segments))
@@ -106,7 +114,7 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
         # a single strand with a plain threshold: LASTZ never chooses
         return [aligner.strand(bufs[strands[0]], strands[0])], []
     segments = aligner.segments is not None
-    seg, state = kst.new_table()
+    seg, state = kst.new_table(double=o.double_scores)
     for s in strands:
         q = np.ascontiguousarray(bufs[s].chars, np.uint8)
         if segments:
@@ -125,14 +133,16 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
         if o.mirrors_hsps:
             # LASTZ puts each HSP's mirror image in the table right after it
             raw, image = mirror_images(raw, _strand_length(t), _strand_length(q), s == "+")
-        rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], raw["score"]], axis=1)
+        score = kst.score_keys(raw["score"]) if o.double_scores else raw["score"]
+        rows = np.stack([raw["pos1"], raw["pos2"], raw["length"], score], axis=1)
         # (a segments file's rows carry their strand character as id, as LASTZ's
         # read_segment_table gives them, which no strand's id matches: LASTZ 1.04.22
         # then finishes the minus strand with none of them, and the plus strand with
         # all the chosen ones, minus rows where they lie in the minus strand's buffer)
         seg_id = ord(s) if segments else sid[s]
         seg = kst.collect_adaptive(seg, state, limit, t, q, rows.astype(np.int64),
-                                   seg_id, adaptive and bool(o.entropy), image)
+                                   seg_id, adaptive and bool(o.entropy), image,
+                                   o.double_scores)
     if best is not None and len(strands) == 2:
         # LASTZ chooses after searching the minus strand only
         kst.choose_best(seg, state, best)

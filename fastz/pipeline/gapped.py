@@ -159,7 +159,9 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     fastz_D's ``ydrop`` and ``gappedthresh`` may have fractions: every DP score is whole,
     so ``c < best - Y`` is ``c < best - floor(Y)`` and ``s >= L`` is ``s >= ceil(L)``.
     """
-    ydrop, gappedthresh = math.floor(ydrop), math.ceil(gappedthresh)
+    # (an empty adaptive table's low score is lastz_D's -FLT_MAX: clamped, it still
+    # lets every alignment through)
+    ydrop, gappedthresh = math.floor(ydrop), max(math.ceil(gappedthresh), -(1 << 62))
     trivial = (_trivial(target, query, strand, scores.sub, gappedthresh) if with_trivial
                else np.zeros((0, 5), np.int64))
     if anchors.shape[0] == 0 and trivial.shape[0] == 0:

@@ -133,6 +133,7 @@ def help_text() -> str:
            "",
            f"usage: {PROG} TARGET [QUERY] [options]        (LASTZ drop-in)",
            f"       {PROG} align TARGET [QUERY] [options]",
+           f"       {PROG}_D TARGET [QUERY] [options]      (lastz_D drop-in: double scores)",
            f"       {PROG} compare A B [--format=<format>]",
            f"       {PROG} dotplot ALIGNMENTS.rdotplot -o plot.png   (needs matplotlib)",
            "",

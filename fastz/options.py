@@ -441,8 +441,10 @@ class Options:
         if x.get("rawhits") and self.gfextend:
             raise OptionsError("--rawhits can't be used with --gfextend")
         if any(k in x for k in ("infer", "inferonly", "infscores")):
+            if self.double_scores:
+                raise OptionsError("not yet supported by fastz_D: --infer, --inferonly")
             raise OptionsError("scoring inference can't be performed with integer arithmetic;"
-                               "  use lastz_D")
+                               "  use lastz_D (fastz_D)")
         if "ball" in x:
             raise OptionsError("--ball can't be used with DNA target and query")
         if "anyornone" in x or "limitperquery" in x:

@@ -130,6 +130,19 @@ def test_fractional_gap_penalties_are_refused_in_one_line(shared_pairs):
     assert res.stdout == b""
 
 
+def test_inference_is_refused_by_name(shared_pairs):
+    """lastz refuses --infer (integer scores) and names lastz_D; fastz_D does not infer
+    yet and says that, rather than the integer build's reason."""
+    for program, want in (("fastz_D", "not yet supported by fastz_D: --infer"),
+                          ("fastz", "use lastz_D (fastz_D)")):
+        argv = [*(_argv(program) if program == "fastz_D" else [sys.executable, "-m", "fastz"]),
+                "target.fa", "query.fa", "--infer"]
+        res = subprocess.run(argv, cwd=shared_pairs / "mito_human_orang", capture_output=True,
+                             timeout=300, env=fastz_env())
+        err = res.stderr.decode()
+        assert res.returncode == 1 and err.count("\n") == 1 and want in err, err
+
+
 def test_double_score_parsing():
     from fastz.errors import OptionsError
     from fastz.scoring import score_type, string_to_score

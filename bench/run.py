@@ -10,6 +10,7 @@ identical (``fastz compare``).  A row is appended to docs/benchmarks.md.
     python bench/run.py dmel2R_vs_dpse_contigs --opts="--nogfextend" --runs 3
     python bench/run.py startup          # tiny-input start-up (warm numba cache)
     python bench/run.py all              # the issue's standard set
+    python bench/run.py ecoli_K12_vs_salmonella_LT2 --double   # fastz_D vs lastz_D
 
 Pairs live in ../shared/data/pairs/<name>/{target,query}.fa.
 """
@@ -67,7 +68,7 @@ def _peak_rss(cmd: list[str], cwd: Path) -> int:
     return int(text[-1]) if text and text[-1].isdigit() else 0
 
 
-def bench(pair: str, opts: str, runs: int, fastz_extra: str) -> dict:
+def bench(pair: str, opts: str, runs: int, fastz_extra: str, double: bool = False) -> dict:
     if pair == "startup":
         cwd = PAIRS / "mito_human_orang"
         args = ["target.fa[1..2000]", "query.fa[1..2000]"]
@@ -75,8 +76,10 @@ def bench(pair: str, opts: str, runs: int, fastz_extra: str) -> dict:
         cwd = PAIRS / pair
         args = ["target.fa[multiple]" if pair == "mlc_testdata_pair" else "target.fa", "query.fa"]
     args += shlex.split(opts)
-    lastz = [shutil.which("lastz") or "lastz", *args]
-    fastz = [sys.executable, "-m", "fastz", *args, *shlex.split(fastz_extra)]
+    name = "lastz_D" if double else "lastz"
+    lastz = [shutil.which(name) or name, *args]
+    fastz = [sys.executable, "-m", "fastz.double" if double else "fastz", *args,
+             *shlex.split(fastz_extra)]
     tmp = Path(tempfile.mkdtemp(prefix="fastz-bench-"))
     res = {"lastz": [], "fastz": []}
     # one untimed fastz run so the numba cache is warm (cold start is measured apart)
@@ -91,7 +94,7 @@ def bench(pair: str, opts: str, runs: int, fastz_extra: str) -> dict:
     same = subprocess.run([sys.executable, "-m", "fastz", "compare", str(tmp / "lastz.out"),
                            str(tmp / "fastz.out")], capture_output=True, text=True)
     row = {
-        "pair": pair, "opts": opts, "fastz_extra": fastz_extra, "runs": runs,
+        "pair": pair, "opts": opts, "fastz_extra": fastz_extra, "runs": runs, "double": double,
         "lastz_wall": statistics.median(w for w, _ in res["lastz"]),
         "fastz_wall": statistics.median(w for w, _ in res["fastz"]),
         "lastz_cpu": statistics.median(c for _, c in res["lastz"]),
@@ -156,7 +159,10 @@ def log_row(row: dict) -> str:
         cmd += f" --opts='{row['opts']}'"
     if row["fastz_extra"]:
         cmd += f" --fastz='{row['fastz_extra']}'"
-    line = (f"| {datetime.date.today()} | {row['pair']} {row['opts']} {row['fastz_extra']} | "
+    if row["double"]:
+        cmd += " --double"
+    what = " (lastz_D vs fastz_D)" if row["double"] else ""
+    line = (f"| {datetime.date.today()} | {row['pair']} {row['opts']} {row['fastz_extra']}{what} | "
             f"{row['lastz_wall']:.2f} | {row['fastz_wall']:.2f} | **{row['ratio']:.2f}x** | "
             f"{row['lastz_cpu']:.2f} | {row['fastz_cpu']:.2f} | "
             f"{row['lastz_rss'] // 1024} | {row['fastz_rss'] // 1024} | "
@@ -173,12 +179,14 @@ def main(argv=None) -> int:
     ap.add_argument("--fastz", default="", help="extra options for fastz only (e.g. --workers=1)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-log", action="store_true", help="do not append to docs/benchmarks.md")
+    ap.add_argument("--double", action="store_true",
+                    help="lastz_D against fastz_D (double scores)")
     a = ap.parse_args(argv)
     jobs = STANDARD if a.pair == "all" else [(a.pair, a.opts)]
     print(f"machine: {machine()}")
     print(HEADER, end="")
     for pair, opts in jobs:
-        row = bench(pair, opts, a.runs, a.fastz)
+        row = bench(pair, opts, a.runs, a.fastz, a.double)
         line = log_row(row) if not a.no_log else str(row)
         print(line.rstrip())
     if a.pair in ("startup", "all"):

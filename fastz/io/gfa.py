@@ -99,7 +99,8 @@ class GfaWriter(Writer):
                     total -= self.scores.gap_open + glen * self.scores.gap_extend
             if not self.scored:
                 total = 0
-            out.append(f"A {v.beg1 + 1}{s1}/{v.beg2 + 1}{s2} {v.height}/{v.width} {score_plain(total, d)}\n")
+            out.append(f"A {v.beg1 + 1}{s1}/{v.beg2 + 1}{s2} {v.height}/{v.width} "
+                       f"{score_plain(total, d)}\n")
             for p1, p2, run, s in runs:
                 out.append(match_line(p1, p2, run, s if self.scored else 0))
         self.out.write("".join(out))

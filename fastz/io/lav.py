@@ -22,7 +22,8 @@ def lav_align_lines(v: AlnView, double: bool = False) -> list[str]:
     lastz_D's score format."""
     b1 = v.beg1 + 1
     b2 = v.beg2 + 1
-    lines = ["a {", f"  s {score_plain(v.score, double)}", f"  b {b1} {b2}", f"  e {v.end1} {v.end2}"]
+    lines = ["a {", f"  s {score_plain(v.score, double)}", f"  b {b1} {b2}",
+             f"  e {v.end1} {v.end2}"]
     for (i0, j0, run, _gop, _glen), m in zip(v.walk, v.run_matches):
         pct = (200 * m + run) // (2 * run) if run else 0
         lines.append(f"  l {b1 + i0} {b2 + j0} {b1 + i0 + run - 1} {b2 + j0 + run - 1} {pct}")
@@ -105,7 +106,8 @@ class LavWriter(Writer):
             else:
                 out.write("\n".join(lav_align_lines(v, d)) + "\n")
                 if variant == "text":
-                    body, tail = text_align_lines(self.tinfo, qinfo, tv, one_based=False, double=d)
+                    body, tail = text_align_lines(self.tinfo, qinfo, tv, one_based=False,
+                                                  double=d)
                     out.write(body)
                     if tail:
                         quirk.write(tail)

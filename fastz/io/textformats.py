@@ -210,10 +210,11 @@ class TextWriter(Writer):
         for v in vs:
             if expand:
                 v = expand_view(v, expand)
+            d = self.opts.double_scores
             if v.is_hsp:
-                self.out.write(text_match_lines(self.tinfo, qinfo, v, one_based, self.opts.double_scores))
+                self.out.write(text_match_lines(self.tinfo, qinfo, v, one_based, d))
             else:
-                body, tail = text_align_lines(self.tinfo, qinfo, v, one_based, self.opts.double_scores)
+                body, tail = text_align_lines(self.tinfo, qinfo, v, one_based, d)
                 self.out.write(body)
                 if tail:
                     if quirk is not self.out:

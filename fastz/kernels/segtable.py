@@ -13,7 +13,7 @@ hsp_id_counter]; the kernels return the arrays (they may grow).  The order of se
 the arrays is LASTZ's table order, which is the output order of ``--nogapped``.
 
 Scores are int64 keys: lastz's integer scores as they are, and lastz_D's doubles
-(fastz_D) as ``score_key``s, an int64 that orders and ties exactly as the double does,
+(fastz_D) as ``score_keys``: an int64 that orders and ties exactly as the double does,
 so the heap code is the same for both builds.
 """
 from __future__ import annotations

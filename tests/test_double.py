@@ -27,6 +27,7 @@ CASES = [
     ("mito_human_orang", ("--format=lav+",)),
     ("mito_human_orang", ("--nogapped",)),                       # fractional HSP scores
     ("mito_human_orang", ("--nogapped", "--format=lavscore")),
+    ("mito_human_mouse", ("--nogapped", "--format=segments")),
     ("mito_human_orang", ("--format=maf",)),
     ("mito_human_orang", ("--format=axt",)),
     ("mito_human_orang", ("--format=cigar",)),

@@ -120,6 +120,29 @@ def test_segments_file_with_fractional_scores(shared_pairs, tmp_path):
     _assert_same(["target.fa", "query.fa", f"--segments={segs}", "--format=general"], cwd)
 
 
+SCORES_FILE = """\
+hsp_threshold = 2500.5
+gapped_threshold = 3000.25
+x_drop = 800.5
+y_drop = 5000.75
+     A     C     G     T
+A   91  -114   -31  -123
+C -114   100  -125   -31
+G  -31  -125   100  -114
+T -123   -31  -114    91
+"""
+
+
+@pytest.mark.parametrize("words", [("--format=general",), ("--nogapped", "--format=general"),
+                                   ("--show=defaults", "--format=axt")])
+def test_scores_file_with_fractional_settings(words, shared_pairs, tmp_path):
+    """A scores file's thresholds and drops are doubles under lastz_D."""
+    scores = tmp_path / "fractions.scores"
+    scores.write_text(SCORES_FILE)
+    _assert_same(["target.fa", "query.fa", f"--scores={scores}", *words],
+                 shared_pairs / "mito_human_mouse")
+
+
 def test_fractional_gap_penalties_are_refused_in_one_line(shared_pairs):
     """--match=1,1 derives gap penalties 3.25 and 0.24375 under lastz_D; fastz's DP
     kernels are integer, so fastz_D says so instead of aligning differently."""

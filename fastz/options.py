@@ -183,7 +183,7 @@ class Options:
         X = 10*sub[first row][first col], Y = O + 300E (with the final O, E), and
         L = K (x-drop mode) or 3000.  X keeps its derived value under --nogfextend.
         """
-        from .scoring import scoreset_from_options, whole_if_integral
+        from .scoring import derived_score, scoreset_from_options
         if scores is None:
             scores = scoreset_from_options(self)
         g = self._given
@@ -222,15 +222,13 @@ class Options:
                 step = st["step"]
         elif self.match_reward is not None:
             penalty = self.match_penalty if self.match_penalty is not None else self.match_reward
-            # (lastz rounds the derived values up; lastz_D keeps their fractions)
-            up = whole_if_integral if self.double_scores else math.ceil
-            thresh = up(30.0 * self.match_reward)
+            thresh = derived_score(30.0 * self.match_reward, self.double_scores)
             if not have_hsp:
                 hsp, hsp_top, have_hsp = thresh, None, True
             if not have_gth and self.gfextend and self.exact is not None:
                 gth, gth_top, have_gth = thresh, None, True
             if xdrop is None:
-                xdrop = up(10.0 * math.sqrt(penalty))
+                xdrop = derived_score(10.0 * math.sqrt(penalty), self.double_scores)
             if ydrop is None:
                 ydrop = 2 * xdrop
 
@@ -687,7 +685,8 @@ def thresh_text(value: int | None, top: str | None, double: bool = False) -> str
     """LASTZ ``score_thresh_to_string``: ``3000`` (lastz_D: ``3000.000000``), ``top10``,
     ``top5.0%``."""
     if top is None:
-        return "%f" % value if double else str(value)
+        from .scoring import score_plain
+        return score_plain(value, double)
     if top.endswith("%"):
         return "top%.1f%%" % (100 * (float(top[3:-1]) / 100.0))
     return top

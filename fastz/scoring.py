@@ -327,6 +327,12 @@ def whole_if_integral(v):
     return v
 
 
+def derived_score(x: float, double: bool):
+    """A score LASTZ derives from others (``--match``'s gap penalties, threshold and
+    x-drop): lastz rounds it up, lastz_D keeps its fraction."""
+    return whole_if_integral(x) if double else math.ceil(x)
+
+
 def integral_score(v, what: str) -> int:
     """``v`` where only a whole number will do (substitution scores and gap penalties
     go into integer DP kernels): fastz_D refuses a fractional one in one line."""
@@ -640,12 +646,13 @@ def scoreset_from_options(opts) -> ScoreSet:
     elif opts.match_reward is not None:
         reward = opts.match_reward
         penalty = opts.match_penalty if opts.match_penalty is not None else reward
-        # (lastz_D keeps the derived penalties' fractions; lastz rounds them up)
-        up = (lambda x: x) if double_scores() else math.ceil
+        d = opts.double_scores
         go = opts.gap_open if open_given else integral_score(
-            up(UNIT_OPEN * penalty), "gap open penalty derived from --match (give --gap)")
+            derived_score(UNIT_OPEN * penalty, d),
+            "gap open penalty derived from --match (give --gap)")
         ge = opts.gap_extend if extend_given else integral_score(
-            up(UNIT_EXTEND * penalty), "gap extend penalty derived from --match (give --gap)")
+            derived_score(UNIT_EXTEND * penalty, d),
+            "gap extend penalty derived from --match (give --gap)")
         _check_gap(go, ge, True, True, go, ge, strict=False)
         unit = np.where(np.eye(4, dtype=bool), reward, -penalty).astype(np.int32)
         ss = _dna_scoreset(unit, int(UNIT_BAD * penalty), int(UNIT_FILL * penalty), go, ge)

@@ -1,4 +1,6 @@
 """Stage 2: x-drop extension, entropy, diagonal hash and HSPs (vs oracles and lastz)."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -452,3 +454,52 @@ def test_search_in_parts_only_where_it_pays(monkeypatch):
         find_hsps(index, t, q, None, 1, SS.masked, 910, 3000, True, stats=st, threads=4,
                   stop_after=stop)
         assert st.get("seed_parts") == parts
+
+
+_NO_REFCOUNT_CHECK = """
+import sys
+from numba import types
+from numba.core.registry import CPUDispatcher
+from fastz.lastz_args import parse_lastz_argv
+from fastz.pipeline import Aligner
+
+data = sys.argv[1]
+found = 0
+for extra in ([], ["--nogfextend"], ["--exact=20"]):
+    al = Aligner(parse_lastz_argv([data + "/pseudocat.fa", data + "/pseudopig.fa", *extra]))
+    found += sum(len(r.alignments) for r in al.results())
+assert found > 0
+
+def arrays(ty):
+    if isinstance(ty, types.Array):
+        return True
+    return isinstance(ty, types.BaseTuple) and any(arrays(t) for t in ty.types)
+
+for name, mod in list(sys.modules.items()):
+    if name.startswith("fastz.kernels"):
+        for obj in list(vars(mod).values()):
+            if isinstance(obj, CPUDispatcher) and obj.targetoptions.get("_nrt") is False:
+                for sig in obj.nopython_signatures:
+                    print(obj.py_func.__qualname__, arrays(sig.return_type))
+"""
+
+
+def test_helpers_without_reference_counts_return_no_arrays(tmp_path):
+    """The hot helpers compiled without reference counting (``kernels.norefs``) must
+    never return an array: its caller would release it once too often (numba refuses
+    a view, not an argument).  Each one a default, a --nogfextend and an --exact run
+    compile is checked, compiled afresh (from the numba cache, a callee is never
+    typed)."""
+    import os
+    import subprocess
+    import sys
+    data = Path(__file__).resolve().parents[1] / "data"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", _NO_REFCOUNT_CHECK, str(data)], env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    seen = dict(line.rsplit(" ", 1) for line in out.stdout.splitlines())
+    assert [name for name, returns_array in seen.items() if returns_array == "True"] == []
+    # the per-window, per-hit and per-row helpers were among them
+    assert {"ring_ahead", "xdrop_hsp", "exact_extend", "sweep_row_vec", "skip_test",
+            "lr_update"} <= set(seen), seen

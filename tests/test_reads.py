@@ -8,12 +8,20 @@ query (``--queryhspbest``).
 """
 from __future__ import annotations
 
+import random
+from dataclasses import replace
+
+import numpy as np
 import pytest
 
 from conftest import drop_version
 from parity_cases import run_program
 from readsim import first_record, simulate_reads
-from fastz.pipeline.parallel import BATCH_BASES, BATCH_UNITS, _batches
+from fastz.errors import FastzError
+from fastz.lastz_args import parse_lastz_argv
+from fastz.pipeline import Aligner
+from fastz.pipeline import filtering
+from fastz.pipeline.parallel import BATCH_BASES, BATCH_UNITS, batches
 
 MAP = ("--step=10 --seed=match12 --notransition --exact=20 --noytrim --match=1,5 "
        "--ambiguous=n --coverage=80 --identity=90 "
@@ -43,6 +51,8 @@ def reads(tmp_path_factory, shared_pairs):
     ["target.fa", "reads.fa", *MAP, "--strand=minus"],
     ["target.fa", "few.fa", "--format=maf"],
     ["target.fa", "few.fa", "--queryhspbest=2", "--format=general"],
+    ["target.fa", "few.fa", "--nogapped", "--format=general", "--workers=1"],
+    ["target.fa", "few.fa", "--twins=-10..100", "--seed=match12", "--format=general"],
 ])
 def test_reads_as_lastz(reads, words):
     lz = run_program("lastz", [w for w in words if not w.startswith("--workers")], reads)
@@ -54,12 +64,85 @@ def test_reads_as_lastz(reads, words):
 
 def test_batches_keep_order_and_limits():
     sizes = [10] * 3000 + [BATCH_BASES * 3] + [BATCH_BASES // 2] * 5 + [10] * 7
-    batches = list(_batches(range(len(sizes)), lambda k: sizes[k]))
-    assert [k for b in batches for k in b] == list(range(len(sizes)))
-    for b in batches:
+    groups = list(batches(range(len(sizes)), lambda k: sizes[k]))
+    assert [k for b in groups for k in b] == list(range(len(sizes)))
+    for b in groups:
         assert len(b) <= BATCH_UNITS
         assert len(b) == 1 or sum(sizes[k] for k in b) <= BATCH_BASES
-    assert [len(b) for b in batches[:3]] == [BATCH_UNITS] * 2 + [3000 - 2 * BATCH_UNITS]
-    assert batches[3] == [3000]                          # a long unit goes alone
-    assert [len(b) for b in batches[4:]] == [2, 2, 1 + 7]
-    assert list(_batches([], len)) == []
+    assert [len(b) for b in groups[:3]] == [BATCH_UNITS] * 2 + [3000 - 2 * BATCH_UNITS]
+    assert groups[3] == [3000]                          # a long unit goes alone
+    assert [len(b) for b in groups[4:]] == [2, 2, 1 + 7]
+    assert list(batches([], len)) == []
+
+
+def test_batches_yield_what_was_read_before_a_failure():
+    def items():
+        yield from range(5)
+        raise FastzError("bad record")
+    got = []
+    with pytest.raises(FastzError):
+        for b in batches(items(), lambda k: 1):
+            got.extend(b)
+    assert got == list(range(5))
+
+
+# --- the batched seed search (Aligner.strands) ---------------------------------------
+
+#: hit processors and extenders, each through find_hsps_batch and find_hsps
+PROCESSORS = [
+    [],                                             # the default kernel's processing
+    ["--nogfextend"],
+    ["--nogfextend", "--nogapped"],
+    ["--seed=match12", "--notransition", "--exact=20", "--step=10"],
+    ["--mismatch=2,30"],
+    ["--twins=-10..100", "--seed=match12"],
+    ["--recoverseeds", "--transition=2"],
+    ["--filter=2,10"],
+    ["--hspthresh=2000", "--noentropy"],
+]
+
+
+@pytest.mark.parametrize("extra", PROCESSORS, ids=lambda w: " ".join(w) or "default")
+def test_batched_search_is_the_strand_search(reads, extra):
+    """One kernel call for many reads' strands gives each strand's HSPs exactly as
+    the strand's own search does, and counts the same seed hits."""
+    al = Aligner(parse_lastz_argv([str(reads / "target.fa"), str(reads / "few.fa"),
+                                   *extra]))
+    o = al.opts
+    bufs = [b[s] for strands, b, _ in al.query_strands() for s in strands][:400]
+    rng = random.Random(3)
+    # random strands, some shorter than the seed, and an empty one
+    bufs += [replace(bufs[0], chars=np.frombuffer(
+        "".join(rng.choice("ACGTacgtN") for _ in range(n)).encode(), np.uint8).copy())
+        for n in (0, 5, 11, 12, 19, 40, 300)]
+    batch_stats, one_stats = {}, {}
+    found = filtering.find_hsps_batch(
+        al.index, al.target.chars, [b.chars for b in bufs], o.transition,
+        al.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
+        al.hitproc, batch_stats, o.double_scores)
+    assert sum(h.shape[0] for h in found) > 20
+    for buf, hsps in zip(bufs, found):
+        want = filtering.find_hsps(
+            al.index, al.target.chars, buf.chars, None, o.transition, al.scores.masked,
+            o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped, one_stats,
+            processor=al.hitproc)
+        assert hsps.dtype == want.dtype
+        assert np.array_equal(hsps, want)
+    assert batch_stats == one_stats
+
+
+def test_reads_as_long_as_a_target_sequence(tmp_path):
+    """A read with no HSP still has LASTZ's trivial alignment when it is one of the
+    target's sequences: the batched path must not skip it."""
+    rng = random.Random(5)
+    seq = lambda n: "".join(rng.choice("ACGT") for _ in range(n))  # noqa: E731
+    big, small = seq(2000), seq(30)     # (30 identical bases score under 3000)
+    (tmp_path / "t.fa").write_text(f">big\n{big}\n>small\n{small}\n")
+    (tmp_path / "q.fa").write_text(f">r1\n{big[100:250]}\n>r2\n{small}\n>r3\n{seq(150)}\n"
+                                   f">r4\n{big[500:650]}\n")
+    for workers in ("--workers=1", "--workers=2"):
+        words = ["t.fa[multiple]", "q.fa", "--format=general"]
+        lz = run_program("lastz", words, tmp_path)
+        fz = run_program("fastz", [*words, workers], tmp_path)
+        assert b"\tsmall\t" in lz.stdout
+        assert fz.stdout == lz.stdout, fz.stderr.decode()[-300:]

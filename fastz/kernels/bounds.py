@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from .norefs import no_refcount
+
 NONE = -1
 
 DIAG = 0
@@ -37,7 +39,7 @@ ACT_SEG, ACT_TYPE, ACT_X, ACT_LAST = range(4)
 ACT_FIELDS = 4
 
 
-@njit(cache=True)
+@no_refcount
 def skip_test(al, sg, head, a1, a2):
     """LASTZ msp_left_right: is the anchor on an accepted alignment?
 
@@ -75,7 +77,7 @@ def skip_test(al, sg, head, a1, a2):
     return False, lseg, laln, rseg, raln
 
 
-@njit(cache=True)
+@no_refcount
 def above_below(al, head_start, head_end, a1):
     """LASTZ get_above_below: first alignment ending below / starting above row a1."""
     k = head_end
@@ -88,21 +90,21 @@ def above_below(al, head_start, head_end, a1):
     return below, k
 
 
-@njit(cache=True)
+@no_refcount
 def _column_at(sg, s, p1, p2):
     if sg[s, S_TYPE] == DIAG:
         return (sg[s, S_B2] - p2) + (p1 - sg[s, S_B1])
     return sg[s, S_B2] - p2
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def clear_neighbours(al, m):
     """No neighbour yet on either side of m's bottom and top rows."""
     for f in (A_LA1, A_LS1, A_RA1, A_RS1, A_LA2, A_LS2, A_RA2, A_RS2):
         al[m, f] = NONE
 
 
-@njit(cache=True)
+@no_refcount
 def neighbours(al, sg, head, m):
     """LASTZ align_left_right: nearest alignments left/right of m's bottom and top rows."""
     p1 = al[m, A_POS1]
@@ -147,7 +149,7 @@ def neighbours(al, sg, head, m):
         k = al[k, A_NEXT]
 
 
-@njit(cache=True)
+@no_refcount
 def insert(al, head_start, head_end, m):
     """LASTZ insert_align: link m into the by-start and by-end lists; new heads."""
     q = NONE
@@ -176,7 +178,7 @@ def insert(al, head_start, head_end, m):
 # --- bounds during a sweep ---------------------------------------------------------
 
 
-@njit(cache=True)
+@no_refcount
 def _next_seg(look_right, s, k, row, a1, a2, sg, al):
     """LASTZ next_sweep_seg: move a forward-sweep bounding chain upwards."""
     s = sg[s, S_NEXT]
@@ -197,7 +199,7 @@ def _next_seg(look_right, s, k, row, a1, a2, sg, al):
     return sg[s, S_B2] - a2, s, k
 
 
-@njit(cache=True)
+@no_refcount
 def _prev_seg(look_right, s, k, row, a1, a2, sg, al):
     """LASTZ prev_sweep_seg: move a reverse-sweep bounding chain downwards."""
     s = sg[s, S_PREV]
@@ -218,7 +220,7 @@ def _prev_seg(look_right, s, k, row, a1, a2, sg, al):
     return a2 - sg[s, S_E2], s, k
 
 
-@njit(cache=True)
+@no_refcount
 def _special_min(RY, R):
     if R <= 0:
         return 0
@@ -227,7 +229,7 @@ def _special_min(RY, R):
     return RY
 
 
-@njit(cache=True)
+@no_refcount
 def lr_update(reverse, sg, al, lseg, laln, rseg, raln, row, a1, a2, L, R, LY, RY):
     """LASTZ update_LR_bounds for one new sweep row."""
     if not reverse:
@@ -273,7 +275,7 @@ def lr_update(reverse, sg, al, lseg, laln, rseg, raln, row, a1, a2, L, R, LY, RY
     return L, R, LY, RY, lseg, laln, rseg, raln
 
 
-@njit(cache=True)
+@no_refcount
 def _build_active(reverse, act, j, sg, mk, prev_ly, stamp, a1, a2, LY, RY):
     """LASTZ build_active_seg: (re)initialise active entry j and mask its cells."""
     s = act[j, ACT_SEG]

@@ -15,6 +15,7 @@ from numba import njit
 
 from . import cells
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
+from .norefs import no_refcount
 from .prefetch import prefetch
 from .seeding import lookup, query_keys, window_key
 from .twins import compile_twins
@@ -22,7 +23,7 @@ from .twins import compile_twins
 # the per-hit bodies, compiled for the CPU (the device compiles the same source)
 _hit = compile_twins(vars(cells), ("xdrop_extend", "entropy", "extend_stops", "xdrop_hsp",
                                    "hit_excluded", "segment_score", "segment_peak"),
-                     njit(cache=True))
+                     no_refcount)
 _hit_excluded = _hit.hit_excluded
 _xdrop_hsp = _hit.xdrop_hsp
 _extend_stops = _hit.extend_stops
@@ -165,7 +166,7 @@ def new_ring(nf):
             np.zeros(RING, np.int64))
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def ring_ahead(i, end, seed_len, qcodes, care_off, care_bits, trans, flips,
                ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits):
     """The look-ahead of a seed search at query position ``i`` (the window ending at

@@ -25,6 +25,7 @@ from .bounds import (
     A_SCORE, A_TRIV, ACT_FIELDS, DIAG, HORZ, NONE, S_ALN, S_B1, S_B2, S_E1, S_E2,
     S_FIELDS, S_NEXT, S_PREV, S_TYPE, VERT,
 )
+from .norefs import no_refcount
 from .rowindex import above_below, insert, neighbours, new_index, skip_test, touching
 from .ydrop import (
     EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow2, one_sided, padded,
@@ -105,7 +106,7 @@ def _extend_side(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, 
             (cc, dd, mk, act, rows, tb, tbrow), opbuf)
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _rescore(T, Q, p1, p2, runs, first, last, sub, gap_open, gap_extend):
     """LASTZ score_alignment over edit-script runs[first:last] of (op, length)."""
     s = 0
@@ -343,7 +344,7 @@ def accept(al, sg, ops, meta, ix, res, runs, trivial):
     return al, sg, ops, ix
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _seg_hits_box(sg, s, r0, r1, c0, c1):
     """Does segment s share a cell with rows [r0, r1] x columns [c0, c1]?"""
     b1 = sg[s, S_B1]

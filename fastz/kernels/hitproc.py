@@ -19,13 +19,14 @@ from numba import njit
 
 from . import cells
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
-from .filtering import (AHEAD_DIR, RING, _extend_stops, _grow, _hit_excluded, _xdrop_hsp,
-                        new_ring, ring_ahead)
+from .filtering import (AHEAD_DIR, NO_LIMIT, RING, _extend_stops, _grow, _hit_excluded,
+                        _xdrop_hsp, new_ring, ring_ahead)
+from .norefs import no_refcount
 from .seeding import lookup
 
-_counts = njit(cache=True)(cells.seed_hit_counts)
-_exact = njit(cache=True)(cells.exact_extend)
-_mismatch = njit(cache=True)(cells.mismatch_extend)
+_counts = no_refcount(cells.seed_hit_counts)
+_exact = no_refcount(cells.exact_extend)
+_mismatch = no_refcount(cells.mismatch_extend)
 
 #: Hit processors (LASTZ ``set_up_hit_processor``).
 PROC_PLAIN = 0     # every hit (--nogfextend --nogapped)
@@ -41,7 +42,7 @@ EXT_MISMATCH = 3   # --mismatch=<M>,<len>
 
 
 
-@njit(cache=True)
+@no_refcount
 def _below_partitioned(p1, p2, off1, off2, len2):
     """LASTZ ``seed_hit_below_diagonal`` for opposite strands of a partitioned
     sequence: by partition index first, then within the partition, with the query
@@ -53,7 +54,7 @@ def _below_partitioned(p1, p2, off1, off2, len2):
     return p1 >= (off2[i2] - 1) + (off2[i2] + len2[i2]) - p2
 
 
-@njit(cache=True)
+@no_refcount
 def _enqueue(qprev, qblock, qpos2, qdiag, last, state, pos1, pos2, is_block, columns):
     """Append a seed hit (or an extension block) to the cyclic seed-hit queue.
 
@@ -315,3 +316,62 @@ def search_strand_general(dir_, low, pos, low_bits,
         diag_end[b << 4:(b + 1) << 4] = 0
         diag_actual[b << 4:(b + 1) << 4] = 0
     return out[:n], n_raw, qstate[1:3].copy()
+
+
+@njit(cache=True)
+def search_strands_general(dir_, low, pos, low_bits,
+                           seed_len, care_off, care_bits, flips, resolve_off, trans,
+                           t, qcat, codes, offsets, len1, table, bits,
+                           proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
+                           min_matches, max_transversions, care,
+                           twin_min, twin_max, queue_size,
+                           diag_end, diag_actual, used, used_list):
+    """``search_strand_general`` on many short query strands (reads) in one call.
+
+    Strand k is ``qcat[offsets[k]:offsets[k + 1]]`` (its seed codes the same slice of
+    ``codes``), searched exactly as one call per strand would (no ``--self``, no
+    ``--chores`` window, no stop).  A call from Python costs microseconds (dozens of
+    arguments to check), a 150 bp read's search about as much: here it is paid once
+    per batch.
+
+    Returns
+    -------
+    (rows, counts, n_raw, shortfall)
+        The strands' rows one after another (``counts[k]`` of them for strand k), the
+        seed hits each enumerated, and the first seed-hit-queue shortfall (strand,
+        pos1, pos2), or (-1, -1, -1).
+    """
+    n_strands = offsets.shape[0] - 1
+    counts = np.zeros(n_strands, np.int64)
+    raw = np.zeros(n_strands, np.int64)
+    shortfall = np.full(3, -1, np.int64)
+    out = np.empty((1024, 4), np.int64)
+    n = 0
+    none = np.zeros(0, np.int64)
+    for k in range(n_strands):
+        a, b = offsets[k], offsets[k + 1]
+        len2 = b - a
+        if len2 > 0 and qcat[b - 1] == 0:          # (records.strand_length)
+            len2 -= 1
+        if len2 < seed_len:
+            continue
+        rows, raw[k], found = search_strand_general(
+            dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off,
+            trans, t, qcat[a:b], codes[a:b], len1, len2, table, bits,
+            proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
+            min_matches, max_transversions, care, twin_min, twin_max, queue_size, 0,
+            none, none, none, -1, 0, NO_LIMIT, 0, NO_LIMIT,
+            diag_end, diag_actual, used, used_list)
+        if found[0] >= 0 and shortfall[0] < 0:
+            shortfall[0] = k
+            shortfall[1] = found[0]
+            shortfall[2] = found[1]
+        m = rows.shape[0]
+        if n + m > out.shape[0]:
+            bigger = np.empty((2 * (n + m), 4), np.int64)
+            bigger[:n] = out[:n]
+            out = bigger
+        out[n:n + m] = rows
+        n += m
+        counts[k] = m
+    return out[:n], counts, raw, shortfall

@@ -36,6 +36,7 @@ from .bounds import (
     A_PREV, A_RA1, A_RA2, A_RS1, A_RS2, DIAG, HORZ, NONE, S_B1, S_B2, S_E1, S_TYPE,
     _column_at, clear_neighbours,
 )
+from .norefs import no_refcount
 
 # info slots
 I_SHIFT, I_NB, I_W1, I_W2, I_NREG = range(5)
@@ -69,7 +70,7 @@ def new_index(target_len, capacity):
             np.empty((max(16, 2 * capacity), 2), np.int64))
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _block(info, p):
     b = p >> info[I_SHIFT]
     if b < 0:
@@ -82,13 +83,13 @@ def _block(info, p):
 # --- bitmaps: level 1 has a bit per block, level 2 a bit per level-1 word ---------------
 # ``side`` 0: blocks holding a start; 1: blocks holding an end.
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _offsets(info, side):
     o1 = side * (info[I_W1] + info[I_W2])
     return o1, o1 + info[I_W1]
 
 
-@njit(cache=True)
+@no_refcount
 def _mark(info, bits, side, b):
     o1, o2 = _offsets(info, side)
     w = b >> 6
@@ -96,31 +97,31 @@ def _mark(info, bits, side, b):
     bits[o2 + (w >> 6)] |= np.int64(1) << (w & 63)
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _low(x):
     """Index of the lowest set bit of a non-zero word."""
     return np.int64(trailing_zeros(np.uint64(x)))
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _high(x):
     """Index of the highest set bit of a non-zero word."""
     return np.int64(63 - leading_zeros(np.uint64(x)))
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _up_from(r):
     """Mask of bits r..63."""
     return np.int64(-1) << r
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _down_to(r):
     """Mask of bits 0..r."""
     return np.int64(-1) if r == 63 else (np.int64(1) << (r + 1)) - 1
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _next_marked(info, bits, side, b):
     """Smallest marked block >= b, or -1."""
     if b >= info[I_NB]:
@@ -144,7 +145,7 @@ def _next_marked(info, bits, side, b):
     return (w << 6) + _low(bits[o1 + w])
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _prev_marked(info, bits, side, b):
     """Largest marked block <= b, or -1."""
     if b < 0:
@@ -174,7 +175,7 @@ def _prev_marked(info, bits, side, b):
 # end list (by end row descending, through A_PREV); among equals the later accepted
 # comes first in both
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _fields(side):
     """(row column, link column, block's first, block's last) of a list."""
     if side == 0:
@@ -182,13 +183,13 @@ def _fields(side):
     return A_END1, A_PREV, B_FE, B_LE
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _ahead(side, row, v):
     """Does a list entry at ``row`` come before every entry at ``v``?"""
     return row < v if side == 0 else row > v
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _pred(al, ix, side, v):
     """The last alignment of the list ahead of row v: for the start list the last one
     that starts before v, for the end list the last one that ends after v (NONE if
@@ -208,7 +209,7 @@ def _pred(al, ix, side, v):
     return blk[b, last] if b >= 0 else NONE
 
 
-@njit(cache=True)
+@no_refcount
 def _link(al, ix, side, head, m):
     """Link m into one list and that list's blocks; returns the list's head."""
     info, blk, bits, _reg = ix
@@ -230,7 +231,7 @@ def _link(al, ix, side, head, m):
     return head
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def above_below(al, head_start, head_end, ix, a1):
     """``bounds.above_below``: (first alignment ending below row a1 in end order,
     first starting above it in start order)."""
@@ -268,12 +269,12 @@ def insert(al, head_start, head_end, ix, m):
 
 # --- alignments touching rows ------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _first_reg_block(info, al, k):
     return _block(info, min(al[k, A_POS1], al[k, A_END1]))
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _precedes(al, c, d):
     """Does alignment c come before d in the start list?"""
     if al[c, A_POS1] != al[d, A_POS1]:
@@ -281,14 +282,14 @@ def _precedes(al, c, d):
     return c > d
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _nearer(al, d, best, k, holder):
     """Is alignment k, d columns away, nearer than ``holder`` at ``best`` (best < 0:
     none yet)?  Ties go to the first in start order, the one LASTZ's walk meets first."""
     return best < 0 or d < best or (d == best and _precedes(al, k, holder))
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def segment_at(al, sg, k, row):
     """First segment of alignment k whose end row is at or above ``row`` (NONE if
     none): the walk from its first segment, as a binary search (an alignment's
@@ -304,7 +305,7 @@ def segment_at(al, sg, k, row):
     return lo if lo <= al[k, A_LAST] else NONE
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def skip_test(al, sg, ix, a1, a2):
     """``bounds.skip_test``: is the anchor on an accepted alignment, else the nearest
     segments left and right of it on row a1 (ties: the first in start order)."""
@@ -342,7 +343,7 @@ def skip_test(al, sg, ix, a1, a2):
     return False, lseg, laln, rseg, raln
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _diagonal_from(sg, k_last, s):
     """The first non-horizontal segment at or after s (NONE past the last)."""
     while s != NONE and s <= k_last and sg[s, S_TYPE] == HORZ:
@@ -375,7 +376,7 @@ def touching(al, ix, r0, r1, since, out):
     return out, n
 
 
-@njit(cache=True)
+@no_refcount
 def _offer(al, m, k, s, x, right, left, ra, rs, la, ls):
     """Alignment k's segment s, x columns from m's row: keep it in m's fields
     ``ra``/``rs`` (right) or ``la``/``ls`` (left) if nearer; returns the distances."""

@@ -32,6 +32,7 @@ from numba import njit
 
 from .dpcells import D_EXT, FROM_D, FROM_I, I_EXT, NEG, compile_cells
 from .lanes import LANES, add32, mul32, running_max8, sub32
+from .norefs import no_refcount
 
 MIN_CELLS = 24              # shorter rows: the scalar sweep costs less than four passes
 N_LANES = 6                 # int32 scratch rows: diagonal, opener, J in, best in, C, D
@@ -158,7 +159,7 @@ def scratch(n):
     return np.empty((N_LANES, stride), np.int32), np.empty(stride, np.uint8)
 
 
-@njit(cache=True)
+@no_refcount
 def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M,
                   N, trim, boundary, tb, t0, tw, mk, masked, stamp, ws, wl):
     """``dpcells.sweep_row`` with the same arguments and results, in passes.

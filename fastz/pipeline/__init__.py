@@ -160,6 +160,14 @@ class Aligner:
         self.two_pass = (self.opts.dp == "split"
                          or (self.opts.dp == "auto" and not self.opts.gfextend))
         self.target_pads = None             # see padded_target
+        o = self.opts
+        # short strands (reads) may be searched many at once (``strands``): where no
+        # strand's search depends on another's result or on a window of its own
+        self.batch_search = (self.index is not None and self.backend == "cpu"
+                             and self.census is None and self.chores is None
+                             and o.segments_file is None and not o.self_compare
+                             and not o.mirrors_hsps and not o.mirrors)
+        self._trivial_lengths = None        # see _nothing_without_hsps
 
     def padded_target(self):
         """The target as the DP reads it (``kernels.ydrop.pad_target``): made once,
@@ -306,6 +314,62 @@ class Aligner:
             res.stats["depth_warning"] = (max_paired, depth[2])
         return res
 
+    def strands(self, units, threads: int = 1) -> list[StrandResult]:
+        """``strand`` of each (query strand buffer, strand) in ``units``, in order.
+
+        Where ``batch_search`` allows, the strands' seed hits are found in one kernel
+        call (``filtering.find_hsps_batch``: a short read's search costs about what a
+        call from Python does) and a strand with no HSP, which can have no alignment,
+        skips the later stages (most reads' strands); the results are the same."""
+        if not self.batch_search or len(units) < 2:
+            return [self.strand(buf, strand, threads) for buf, strand in units]
+        st = _stages()
+        o = self.opts
+        t0 = time.perf_counter()
+        found = st.filtering.find_hsps_batch(
+            self.index, self.target.chars, [buf.chars for buf, _ in units], o.transition,
+            self.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
+            self.hitproc, self.stats, o.double_scores)
+        self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + \
+            time.perf_counter() - t0
+        kind = "gapped" if o.gapped else "hsp" if o.gfextend else "hit"
+        out = []
+        for (buf, strand), hsps in zip(units, found):
+            if hsps.shape[0] == 0 and self._nothing_without_hsps(buf):
+                out.append(StrandResult(buf, strand, Alignments.empty(kind)))
+            else:
+                out.append(self.strand(buf, strand, threads, hsps=hsps))
+        if o.gapped:
+            for name in st.gapped.STAT_NAMES:       # (as gapped_extend leaves them)
+                self.stats.setdefault(name, 0)
+        return out
+
+    def _nothing_without_hsps(self, query: Sequence) -> bool:
+        """Whether a query strand without HSPs surely has no alignment: gapped, its
+        only other source is LASTZ's trivial self-alignment (``gapped._trivial``),
+        which needs the query as long as the target or one of its sequences."""
+        if not self.opts.gapped:
+            return True
+        if query.partitions is not None or query.chore is not None:
+            return False
+        if self._trivial_lengths is None:
+            parts = self.target.partitions
+            self._trivial_lengths = ({len(self.target)} if parts is None
+                                     else set(parts.length.tolist()))
+        return len(query) not in self._trivial_lengths
+
+    def _in_batches(self, units) -> Iterator[StrandResult]:
+        """``strand`` of each unit, in order; batched (``strands``) where allowed.  With
+        dynamic masking (never batched) each strand is aligned only once the strand
+        before it has been written, as the masking needs."""
+        if not self.batch_search:
+            for buf, strand in units:
+                yield self.strand(buf, strand)
+            return
+        from .parallel import batches
+        for batch in batches(units, lambda unit: len(unit[0])):
+            yield from self.strands(batch)
+
     # below this many target x query bases (seed-hit anchors excepted) a run takes
     # well under a second: not worth forking workers for
     SMALL_WORK = 2e9
@@ -438,14 +502,12 @@ class Aligner:
             if rest is None:
                 # the whole input is tiny: starting worker processes costs more
                 # than the alignment itself
-                for buf, strand in ahead:
-                    yield self.strand(buf, strand)
+                yield from self._in_batches(ahead)
             else:
                 yield from parallel_results(
                     self, itertools.chain(ahead, rest or ()), workers)
         else:
-            for buf, strand in units():
-                yield self.strand(buf, strand)
+            yield from self._in_batches(units())
         if self.segments is not None:
             self.segments.finish()
 

@@ -128,6 +128,14 @@ def hit_processor(opts) -> HitProcessor | None:
         queue_size=queue, merge=merge, rescore=rescore, defer=mirror and (merge or rescore))
 
 
+def default_processor(gfextend: bool, gapped: bool) -> HitProcessor:
+    """The general kernel's processor that does what the default kernel does (LASTZ's
+    simple hit processor with the x-drop extender, or none with --nogfextend)."""
+    ext = khit.EXT_XDROP if gfextend else khit.EXT_NONE
+    return HitProcessor(proc=khit.PROC_PLAIN if not gfextend and not gapped else khit.PROC_SIMPLE,
+                        ext=ext, rescore=ext == khit.EXT_NONE and gapped)
+
+
 def _as_hsps(rows: np.ndarray) -> np.ndarray:
     """A kernel's (n, 4) int64 rows as HSP_DTYPE records (the same bytes, no copy)."""
     return np.ascontiguousarray(rows, np.int64).view(HSP_DTYPE)[:, 0]
@@ -256,10 +264,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         # diagonal test needs the partitions, which only the general kernel takes
         self_mode = 3
         if processor is None:
-            ext = khit.EXT_XDROP if gfextend else khit.EXT_NONE
-            processor = HitProcessor(
-                proc=khit.PROC_PLAIN if not gfextend and not gapped else khit.PROC_SIMPLE,
-                ext=ext, rescore=ext == khit.EXT_NONE and gapped)
+            processor = default_processor(gfextend, gapped)
 
     lims = (0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT) if window is None else tuple(
         int(v) for v in window)
@@ -409,20 +414,45 @@ def _diag_tables():
     return tables
 
 
+def _general_setup(spec, hp: HitProcessor, hspthresh: int, entropy: bool):
+    """(entropy bounds, care flags) ``kernels.hitproc``'s searches take for ``hp``."""
+    if hp.ext == khit.EXT_XDROP and entropy:
+        ent = (max(0, hspthresh), 3 * hspthresh)
+    else:
+        ent = (1, 0)
+    care = (np.frombuffer(spec.pattern.encode(), np.uint8) != ord("0")).astype(np.uint8) \
+        if hp.cares_only else np.zeros(0, np.uint8)
+    return ent, care
+
+
+def _general_finish(rows, n_raw: int, shortfall, t, q, table, hp: HitProcessor, stats,
+                    exact) -> np.ndarray:
+    """A strand's HSPs from ``kernels.hitproc``'s rows: LASTZ's one shortfall warning
+    per run, exact double scores (``exact``: fastz_D's threshold and entropy), merged
+    and rescored unless ``hp.defer``; counted in ``stats``."""
+    global _SHORTFALL_REPORTED
+    if shortfall[0] >= 0 and not _SHORTFALL_REPORTED:
+        _SHORTFALL_REPORTED = True               # LASTZ warns once per run
+        sys.stderr.write(f"seed hit queue shortfall at {shortfall[0]}/{shortfall[1]}\n")
+    hsps = _as_hsps(rows)
+    if exact is not None:
+        hsps = double_hsps(hsps, t, q, table, *exact)
+    if not hp.defer:
+        hsps = finish_hsps(hsps, t, q, table, hp)
+    if stats is not None:
+        stats["raw_hits"] = stats.get("raw_hits", 0) + int(n_raw)
+        stats["hsps"] = stats.get("hsps", 0) + int(hsps.shape[0])
+    return hsps
+
+
 def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspthresh,
                   entropy, hp: HitProcessor, stats, part_tables=None,
                   stop_after: int = -1,
                   window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT), exact=None) -> np.ndarray:
     """find_hsps through ``kernels.hitproc`` (any processor, extender and filter);
     ``exact``: (threshold, entropy) for ``double_hsps`` (fastz_D)."""
-    global _SHORTFALL_REPORTED
     spec = index.spec
-    if hp.ext == khit.EXT_XDROP and entropy:
-        ent_lo, ent_hi = max(0, hspthresh), 3 * hspthresh
-    else:
-        ent_lo, ent_hi = 1, 0
-    care = (np.frombuffer(spec.pattern.encode(), np.uint8) != ord("0")).astype(np.uint8) \
-        if hp.cares_only else np.zeros(0, np.uint8)
+    (ent_lo, ent_hi), care = _general_setup(spec, hp, hspthresh, entropy)
     none = np.zeros(0, np.int64)
     parts = (none, none, none) if part_tables is None else part_tables
     if len2 < spec.length:
@@ -436,18 +466,46 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
             hp.min_matches, hp.max_transversions, care,
             hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after, *window,
             *_diag_tables())
-    if shortfall[0] >= 0 and not _SHORTFALL_REPORTED:
-        _SHORTFALL_REPORTED = True               # LASTZ warns once per run
-        sys.stderr.write(f"seed hit queue shortfall at {shortfall[0]}/{shortfall[1]}\n")
-    hsps = _as_hsps(rows)
-    if exact is not None:
-        hsps = double_hsps(hsps, t, q, table, *exact)
-    if not hp.defer:
-        hsps = finish_hsps(hsps, t, q, table, hp)
-    if stats is not None:
-        stats["raw_hits"] = stats.get("raw_hits", 0) + int(n_raw)
-        stats["hsps"] = stats.get("hsps", 0) + int(hsps.shape[0])
-    return hsps
+    return _general_finish(rows, n_raw, shortfall, t, q, table, hp, stats, exact)
+
+
+def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,
+                    transition: int, masked_sub: np.ndarray, xdrop: int, hspthresh,
+                    entropy: bool, gfextend: bool, gapped: bool,
+                    processor: HitProcessor | None, stats: dict | None = None,
+                    double: bool = False) -> list:
+    """``find_hsps`` of many short query strand buffers (reads) at once: the same HSPs,
+    strand by strand, from one kernel call (``kernels.hitproc.search_strands_general``,
+    whose general processors include what the default kernel does).  For the plain
+    case only: no ``--self``, ``--chores`` window or stop, on the CPU."""
+    spec = index.spec
+    t = np.ascontiguousarray(target_chars, dtype=np.uint8)
+    table = np.ascontiguousarray(masked_sub, dtype=np.int32)
+    if t.shape[0] != index.target_len:
+        raise ValueError("find_hsps_batch: target_chars is not the indexed target")
+    hp = processor if processor is not None else default_processor(gfextend, gapped)
+    kthresh = math.floor(hspthresh)                # (as find_hsps)
+    (ent_lo, ent_hi), care = _general_setup(spec, hp, kthresh, entropy)
+    qs = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
+    offsets = np.zeros(len(qs) + 1, np.int64)
+    np.cumsum([q.shape[0] for q in qs], out=offsets[1:])
+    qcat = np.concatenate(qs) if qs else np.zeros(0, np.uint8)
+    rows, counts, raw, shortfall = khit.search_strands_general(
+        index.dir_, index.low, index.pos, index.low_bits,
+        spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
+        0 if spec.halfweight else int(transition), t, qcat, kseed.char_codes(qcat), offsets,
+        _strand_length(t), table, NUC_BITS, hp.proc, hp.ext, hp.mismatches, int(xdrop),
+        kthresh, ent_lo, ent_hi, hp.min_matches, hp.max_transversions, care,
+        hp.twin_min, hp.twin_max, hp.queue_size, *_diag_tables())
+    exact = (hspthresh, entropy) if double and hp.ext == khit.EXT_XDROP else None
+    ends = np.cumsum(counts).tolist()
+    none = (-1, -1)
+    found = []
+    for k, (q, end, n, n_raw) in enumerate(zip(qs, ends, counts.tolist(), raw.tolist())):
+        shortfall_k = shortfall[1:] if shortfall[0] == k else none
+        found.append(_general_finish(rows[end - n:end], n_raw, shortfall_k, t, q, table, hp,
+                                     stats, exact))
+    return found
 
 
 def finish_hsps(hsps: np.ndarray, target_chars: np.ndarray, query_chars: np.ndarray,

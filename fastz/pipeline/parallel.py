@@ -70,11 +70,22 @@ def resolve_workers(n: int) -> int:
     return available_cores() if n <= 0 else n
 
 
-def _batches(items, size) -> Iterator[list]:
+def batches(items, size) -> Iterator[list]:
     """Consecutive ``items`` grouped up to BATCH_BASES (by ``size(item)``) and
-    BATCH_UNITS."""
+    BATCH_UNITS.  Where reading ``items`` fails (a bad record), the items read before
+    it still come as a batch first, so their output precedes the error as it would
+    unbatched."""
     batch, bases = [], 0
-    for item in items:
+    items = iter(items)
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            break
+        except Exception:
+            if batch:
+                yield batch
+            raise
         n = size(item)
         if batch and (bases + n > BATCH_BASES or len(batch) >= BATCH_UNITS):
             yield batch
@@ -92,8 +103,7 @@ def _align_units(units, threads: int):
     with _BUSY.get_lock():
         _BUSY.value += 1
     try:
-        for query, strand in units:
-            res = _ALIGNER.strand(query, strand, threads)
+        for res in _ALIGNER.strands(units, threads):
             # formatting is a tenth of a strand's work in default mode: done here, in
             # parallel, it is not a serial tail in the parent
             text = _RENDER.render(res) if _RENDER is not None else None
@@ -127,7 +137,7 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
     # uses those the other strands leave free (free_cores), so the last strand of a
     # run, or the heavy strand of a query whose other strand is light, gets every core
     jobs = ((batch, _align_units, (batch, workers))
-            for batch in _batches(units, lambda unit: len(unit[0])))
+            for batch in batches(units, lambda unit: len(unit[0])))
     for batch, (out, stats) in _pooled(aligner, jobs, workers):
         _merge_stats(aligner.stats, stats)
         for (query, strand), (alns, extra, text) in zip(batch, out):
@@ -150,8 +160,8 @@ def parallel_queries(aligner, work, queries, workers: int):
     ((strands, strand buffers, strand ids) as ``Aligner.query_strands`` gives them) in
     ``workers`` processes; yields (results, notes) in query order.  For the modes where
     a query's strands depend on each other (a shared HSP table, a per-query limit)."""
-    batches = _batches(queries, lambda q: max((len(buf) for buf in q[1].values()), default=0))
-    jobs = ((batch, _query_units, (work, batch)) for batch in batches)
+    groups = batches(queries, lambda q: max((len(buf) for buf in q[1].values()), default=0))
+    jobs = ((batch, _query_units, (work, batch)) for batch in groups)
     for batch, (out, stats) in _pooled(aligner, jobs, workers):
         _merge_stats(aligner.stats, stats)
         for (_strands, bufs, _sid), (parts, notes) in zip(batch, out):

@@ -146,3 +146,33 @@ def test_reads_as_long_as_a_target_sequence(tmp_path):
         fz = run_program("fastz", [*words, workers], tmp_path)
         assert b"\tsmall\t" in lz.stdout
         assert fz.stdout == lz.stdout, fz.stderr.decode()[-300:]
+
+
+@pytest.mark.parametrize("extra", [["--progress=3", "--allocate:traceback=100K"],
+                                   ["--twins=5", "--seedqueue=30"]], ids=" ".join)
+def test_stderr_keeps_lastz_order(tmp_path, shared_pairs, extra):
+    """A batch's queries are read before its first strand is written: what reading
+    says (--progress, an empty sequence) must still come after the earlier strands'
+    truncation reports, and LASTZ's once-a-run queue shortfall warning in its strand's
+    turn: byte for byte lastz's stderr with one worker; with two, the same lines
+    (queries are read ahead, README), the warning once although each worker finds
+    its own."""
+    import re
+    pair = shared_pairs / "ecoli_K12_vs_salmonella_LT2"
+    records = simulate_reads(first_record(pair / "query.fa"), 40, 3000, seed=4).split(">")[1:]
+    records.insert(13, "empty1\n")
+    (tmp_path / "long.fa").write_text("".join(">" + r for r in records))
+    (tmp_path / "target.fa").symlink_to(pair / "target.fa")
+    words = ["target.fa", "long.fa", *extra, "--format=general"]
+    lz = run_program("lastz", words, tmp_path)
+    clock = re.compile(rb"^\([0-9hms.]+\) ", re.M)
+    assert b"empty sequence" in lz.stderr
+    assert lz.stderr.count(b"truncating") > 100 or b"shortfall" in lz.stderr
+    for workers in ("--workers=1", "--workers=2"):
+        fz = run_program("fastz", [*words, workers], tmp_path)
+        assert fz.stdout == lz.stdout
+        got, want = clock.sub(b"", fz.stderr), clock.sub(b"", lz.stderr)
+        if workers == "--workers=1":
+            assert got == want
+        else:
+            assert sorted(got.splitlines()) == sorted(want.splitlines())

@@ -198,13 +198,14 @@ class Aligner:
     NO_THRESHOLD = -(1 << 62)
 
     def find_hsps(self, query: Sequence, strand: str, unmerged: bool = False,
-                  stop_after: int = -1, every: bool = False, threads: int = 1):
+                  stop_after: int = -1, every: bool = False, threads: int = 1, say=None):
         """The HSPs (or seed hits) of one query strand buffer, in discovery order.
         ``unmerged``: leave --twins/--recoverseeds HSPs as found (the caller counts or
         chooses them first, then calls ``finish_hsps``, as LASTZ does); ``stop_after``:
         see ``filtering.find_hsps``; ``every``: every x-drop extension, with no
         threshold and no entropy adjustment (for ``K=top``'s table, on the CPU);
-        ``threads``: threads the CPU search may use (``filtering.search_parts``)."""
+        ``threads``: threads the CPU search may use (``filtering.search_parts``);
+        ``say``: see ``filtering.find_hsps``."""
         st = _stages()
         o = self.opts
         thresh, entropy, gfextend, backend = ((self.NO_THRESHOLD, False, True, "cpu") if every
@@ -219,7 +220,7 @@ class Aligner:
                 self_strand=strand if o.self_compare else None,
                 processor=self.processor(unmerged), backend=backend, stop_after=stop_after,
                 threads=threads, window=None if query.chore is None else query.chore.bounds,
-                double=o.double_scores and not every)
+                double=o.double_scores and not every, say=say)
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -252,6 +253,7 @@ class Aligner:
         st = _stages()
         o = self.opts
         t0 = time.perf_counter()
+        shortfall = []              # (written with the strand: see _align)
         if hsps is not None:
             pass
         elif self.segments is not None:
@@ -260,7 +262,8 @@ class Aligner:
             # the search may use the cores no other strand will take (seeding_cores)
             cores = st.parallel.seeding_cores()
             hsps = self.find_hsps(query, strand,
-                                  threads=threads if cores is None else min(threads, cores))
+                                  threads=threads if cores is None else min(threads, cores),
+                                  say=lambda *at: shortfall.append(at))
         if o.mirrors_hsps and not mirrored:                     # --self (issue 6)
             from .mirror import mirror_hsps
             hsps = mirror_hsps(hsps, strand_length(self.target.chars),
@@ -308,6 +311,8 @@ class Aligner:
             alns = mirror_alignments(alns, self.target, query, strand == "+", self.scores)
         self.stats["time_gapped"] = self.stats.get("time_gapped", 0.0) + time.perf_counter() - t1
         res = StrandResult(query, strand, alns)
+        if shortfall:
+            res.stats["shortfall"] = shortfall[0]
         if trunc is not None and trunc.shape[0]:
             res.stats["truncations"] = trunc
         if o.gapped and over:
@@ -326,19 +331,24 @@ class Aligner:
         st = _stages()
         o = self.opts
         t0 = time.perf_counter()
+        shortfall = {}                  # (written with the strand: see _align)
         found = st.filtering.find_hsps_batch(
             self.index, self.target.chars, [buf.chars for buf, _ in units], o.transition,
             self.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
-            self.hitproc, self.stats, o.double_scores)
+            self.hitproc, self.stats, o.double_scores,
+            lambda k, *at: shortfall.setdefault(k, at))
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + \
             time.perf_counter() - t0
         kind = "gapped" if o.gapped else "hsp" if o.gfextend else "hit"
         out = []
-        for (buf, strand), hsps in zip(units, found):
+        for k, ((buf, strand), hsps) in enumerate(zip(units, found)):
             if hsps.shape[0] == 0 and self._nothing_without_hsps(buf):
-                out.append(StrandResult(buf, strand, Alignments.empty(kind)))
+                res = StrandResult(buf, strand, Alignments.empty(kind))
             else:
-                out.append(self.strand(buf, strand, threads, hsps=hsps))
+                res = self.strand(buf, strand, threads, hsps=hsps)
+            if k in shortfall:
+                res.stats["shortfall"] = shortfall[k]
+            out.append(res)
         if o.gapped:
             for name in st.gapped.STAT_NAMES:       # (as gapped_extend leaves them)
                 self.stats.setdefault(name, 0)
@@ -361,14 +371,46 @@ class Aligner:
     def _in_batches(self, units) -> Iterator[StrandResult]:
         """``strand`` of each unit, in order; batched (``strands``) where allowed.  With
         dynamic masking (never batched) each strand is aligned only once the strand
-        before it has been written, as the masking needs."""
+        before it has been written, as the masking needs.
+
+        A batch's queries are read before its first strand is written, so what reading
+        one says on stderr (``--progress``, an empty sequence) is held with its first
+        strand and said when that strand is written, after the earlier strands'
+        truncation reports, as one strand at a time would say it."""
         if not self.batch_search:
             for buf, strand in units:
                 yield self.strand(buf, strand)
             return
+        import contextlib
+        import io
+
         from .parallel import batches
-        for batch in batches(units, lambda unit: len(unit[0])):
-            yield from self.strands(batch)
+        held = [""]
+
+        def read_saying(units):
+            it = iter(units)
+            while True:
+                said = io.StringIO()
+                try:
+                    with contextlib.redirect_stderr(said):
+                        unit = next(it)
+                except StopIteration:
+                    return
+                except Exception:
+                    held[0] = said.getvalue()   # (said after the batch read before it)
+                    raise
+                yield unit, said.getvalue()
+
+        try:
+            for batch in batches(read_saying(units), lambda item: len(item[0][0])):
+                results = self.strands([unit for unit, _ in batch])
+                for (_, said), res in zip(batch, results):
+                    if said:
+                        res.stats["stderr"] = said
+                    yield res
+        except Exception:
+            sys.stderr.write(held[0])
+            raise
 
     # below this many target x query bases (seed-hit anchors excepted) a run takes
     # well under a second: not worth forking workers for
@@ -594,6 +636,7 @@ def _write_capsule(aligner: Aligner, out) -> None:
 def _align(aligner: Aligner, out) -> None:
     """Align every query strand and write the output (header, alignments, footer)."""
     from ..io.formats import make_writer
+    from .filtering import say_shortfall
     from .gapped import report_truncations
     from .masking import finish_masking
     from .report import Progress
@@ -610,6 +653,15 @@ def _align(aligner: Aligner, out) -> None:
     try:
         if first is not None:
             for res in itertools.chain([first], results):
+                # what the strand's query said as it was read (Aligner._in_batches),
+                # then its search (LASTZ's once-a-run warning, which worker processes
+                # cannot decide), then its extensions
+                said = res.stats.pop("stderr", None)
+                if said:
+                    sys.stderr.write(said)
+                shortfall = res.stats.pop("shortfall", None)
+                if shortfall is not None:
+                    say_shortfall(*shortfall)
                 trunc = res.stats.pop("truncations", None)
                 if trunc is not None and "notruncationreport" not in o.extra:
                     report_truncations(trunc)

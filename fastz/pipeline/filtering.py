@@ -27,6 +27,7 @@ import math
 import sys
 import threading
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -165,7 +166,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
               processor: HitProcessor | None = None, backend: str = "cpu",
               stop_after: int = -1, threads: int = 1,
               window: tuple[int, int, int, int] | None = None,
-              double: bool = False) -> np.ndarray:
+              double: bool = False, say=None) -> np.ndarray:
     """HSPs (or seed hits) of one query strand against the indexed target, in LASTZ's
     discovery order.
 
@@ -222,6 +223,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     double : bool
         lastz_D's scores (fastz_D): x-drop HSPs come back as HSP_DOUBLE_DTYPE, their
         entropy adjustment not truncated; ``hspthresh`` may then have a fraction.
+    say : callable, optional
+        ``say(pos1, pos2)``: the seed-hit queue overflowed (``--twins``); default:
+        LASTZ's warning on stderr, once per process.
 
     Returns
     -------
@@ -273,7 +277,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         return _general_hsps(index, t, q, len1, len2, table, trans, self_mode, int(xdrop),
                              kthresh, entropy, processor, stats,
                              _partition_tables(t, q) if self_mode == 3 else None, stop_after,
-                             lims, exact)
+                             lims, exact, say)
     if len2 < spec.length:
         rows = np.zeros((0, 4), np.int64)
         n_raw = 0
@@ -425,15 +429,26 @@ def _general_setup(spec, hp: HitProcessor, hspthresh: int, entropy: bool):
     return ent, care
 
 
-def _general_finish(rows, n_raw: int, shortfall, t, q, table, hp: HitProcessor, stats,
-                    exact) -> np.ndarray:
-    """A strand's HSPs from ``kernels.hitproc``'s rows: LASTZ's one shortfall warning
-    per run, exact double scores (``exact``: fastz_D's threshold and entropy), merged
-    and rescored unless ``hp.defer``; counted in ``stats``."""
+def shortfall_line(pos1: int, pos2: int) -> str:
+    """LASTZ's warning, once per run, that its seed-hit queue overflowed."""
+    return f"seed hit queue shortfall at {pos1}/{pos2}\n"
+
+
+def say_shortfall(pos1: int, pos2: int) -> None:
     global _SHORTFALL_REPORTED
-    if shortfall[0] >= 0 and not _SHORTFALL_REPORTED:
+    if not _SHORTFALL_REPORTED:
         _SHORTFALL_REPORTED = True               # LASTZ warns once per run
-        sys.stderr.write(f"seed hit queue shortfall at {shortfall[0]}/{shortfall[1]}\n")
+        sys.stderr.write(shortfall_line(pos1, pos2))
+
+
+def _general_finish(rows, n_raw: int, shortfall, t, q, table, hp: HitProcessor, stats,
+                    exact, say=None) -> np.ndarray:
+    """A strand's HSPs from ``kernels.hitproc``'s rows: a seed-hit queue shortfall
+    told to ``say(pos1, pos2)`` (default: LASTZ's warning on stderr, once per
+    process), exact double scores (``exact``: fastz_D's threshold and entropy),
+    merged and rescored unless ``hp.defer``; counted in ``stats``."""
+    if shortfall[0] >= 0:
+        (say or say_shortfall)(int(shortfall[0]), int(shortfall[1]))
     hsps = _as_hsps(rows)
     if exact is not None:
         hsps = double_hsps(hsps, t, q, table, *exact)
@@ -448,7 +463,8 @@ def _general_finish(rows, n_raw: int, shortfall, t, q, table, hp: HitProcessor, 
 def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspthresh,
                   entropy, hp: HitProcessor, stats, part_tables=None,
                   stop_after: int = -1,
-                  window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT), exact=None) -> np.ndarray:
+                  window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT), exact=None,
+                  say=None) -> np.ndarray:
     """find_hsps through ``kernels.hitproc`` (any processor, extender and filter);
     ``exact``: (threshold, entropy) for ``double_hsps`` (fastz_D)."""
     spec = index.spec
@@ -466,18 +482,19 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
             hp.min_matches, hp.max_transversions, care,
             hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after, *window,
             *_diag_tables())
-    return _general_finish(rows, n_raw, shortfall, t, q, table, hp, stats, exact)
+    return _general_finish(rows, n_raw, shortfall, t, q, table, hp, stats, exact, say)
 
 
 def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,
                     transition: int, masked_sub: np.ndarray, xdrop: int, hspthresh,
                     entropy: bool, gfextend: bool, gapped: bool,
                     processor: HitProcessor | None, stats: dict | None = None,
-                    double: bool = False) -> list:
+                    double: bool = False, say=None) -> list:
     """``find_hsps`` of many short query strand buffers (reads) at once: the same HSPs,
     strand by strand, from one kernel call (``kernels.hitproc.search_strands_general``,
     whose general processors include what the default kernel does).  For the plain
-    case only: no ``--self``, ``--chores`` window or stop, on the CPU."""
+    case only: no ``--self``, ``--chores`` window or stop, on the CPU.  ``say(k, pos1,
+    pos2)``: strand k's seed-hit queue shortfall (default: LASTZ's warning, at once)."""
     spec = index.spec
     t = np.ascontiguousarray(target_chars, dtype=np.uint8)
     table = np.ascontiguousarray(masked_sub, dtype=np.int32)
@@ -504,7 +521,7 @@ def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,
     for k, (q, end, n, n_raw) in enumerate(zip(qs, ends, counts.tolist(), raw.tolist())):
         shortfall_k = shortfall[1:] if shortfall[0] == k else none
         found.append(_general_finish(rows[end - n:end], n_raw, shortfall_k, t, q, table, hp,
-                                     stats, exact))
+                                     stats, exact, None if say is None else partial(say, k)))
     return found
 
 

@@ -14,8 +14,6 @@ update_active_segs, build_active_seg.
 """
 from __future__ import annotations
 
-from numba import njit
-
 from .norefs import no_refcount
 
 NONE = -1
@@ -304,7 +302,7 @@ def _build_active(reverse, act, j, sg, mk, prev_ly, stamp, a1, a2, LY, RY):
             mk[col - prev_ly] = stamp
 
 
-@njit(cache=True)
+@no_refcount
 def active_update(reverse, act, nact, alist, al, sg, mk, prev_ly, stamp, row, a1, a2, LY, RY):
     """LASTZ update_active_segs: advance active segments, add newly reached alignments.
 
@@ -332,7 +330,8 @@ def active_update(reverse, act, nact, alist, al, sg, mk, prev_ly, stamp, row, a1
                 act[j, ACT_SEG] = s
                 _build_active(reverse, act, j, sg, mk, prev_ly, stamp, a1, a2, LY, RY)
         if keep != j:
-            act[keep] = act[j]
+            for f in range(ACT_FIELDS):         # (a row copy would need a temporary)
+                act[keep, f] = act[j, f]
         keep += 1
     nact = keep
     if not reverse:

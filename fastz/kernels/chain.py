@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .norefs import no_refcount
+
 BUCKET_SIZE = 3               # LASTZ bucketSize: most segments in a leaf
 NO_PRED = -1                  # LASTZ noPred
 BEST_POSSIBLE = 2147483647    # bestPossibleScore (integer scores)
@@ -54,7 +56,7 @@ def _proj(perm, pos1, pos2, i, axis):
     return pos2[k]
 
 
-@njit(cache=True)
+@no_refcount
 def _partition(perm, pos1, pos2, lo, hi, axis):
     """LASTZ partition_segments: median-of-three pivot, Hoare split; returns the cut."""
     while True:
@@ -129,7 +131,7 @@ def _build_tree(perm, pos1, pos2, n):
     return is_bucket[:nodes], lo_ix[:nodes], hi_ix[:nodes], cut[:nodes], lo_son[:nodes], hi_son[:nodes]
 
 
-@njit(cache=True)
+@no_refcount
 def connect_penalty(p1a, p2a, lena, p1b, p2b, diag_pen, anti_pen, scale, aa, double):
     """LASTZ chain_connect_penalty: cost of joining segment a to a later segment b.
 

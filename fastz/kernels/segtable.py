@@ -22,8 +22,9 @@ import numpy as np
 from numba import njit
 
 from . import cells
+from .norefs import no_refcount
 
-_entropy = njit(cache=True)(cells.entropy)
+_entropy = no_refcount(cells.entropy)
 
 WORST_POSSIBLE = -2147483648          # LASTZ worstPossibleScore (integer scores)
 FLT_MAX = 3.4028234663852886e38       # lastz_D's worstPossibleScore is -FLT_MAX
@@ -77,7 +78,7 @@ def new_table(capacity: int = 100, double: bool = False) -> tuple[np.ndarray, np
             np.array([0, 0, worst_score(double)], np.int64))
 
 
-@njit(cache=True)
+@no_refcount
 def _tie(seg, n, ix):
     """LASTZ record_tie_score: refresh one node's equal-score coverage; changed?"""
     cov = seg[ix, F_LEN]

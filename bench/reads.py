@@ -11,6 +11,7 @@ seconds are printed with the ratio, and whether the outputs were identical.
     python bench/reads.py                                  # 20,000 reads of 150 bp, map
     python bench/reads.py --mode=default --reads 5000
     python bench/reads.py --fastz-opts=--workers=1
+    python bench/reads.py --source=target                  # reads that all map
     PYTHONPATH=/other/checkout python bench/reads.py       # that checkout's fastz
 """
 from __future__ import annotations
@@ -45,6 +46,9 @@ def main() -> int:
     ap.add_argument("--reads", type=int, default=20000)
     ap.add_argument("--length", type=int, default=150)
     ap.add_argument("--mode", choices=sorted(MODES), default="map")
+    ap.add_argument("--source", choices=("query", "target"), default="query",
+                    help="the sequence the reads are drawn from: the pair's query "
+                         "(another species: few map) or its target (all map)")
     ap.add_argument("--fastz-opts", default="", help="extra fastz options (--workers=1)")
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
@@ -52,7 +56,8 @@ def main() -> int:
     opts = MODES[a.mode].split()
     with tempfile.TemporaryDirectory() as tmp:
         reads = Path(tmp) / "reads.fa"
-        reads.write_text(simulate_reads(first_record(pair / "query.fa"), a.reads, a.length))
+        reads.write_text(simulate_reads(first_record(pair / f"{a.source}.fa"), a.reads,
+                                        a.length))
         target = f"{pair / 'target.fa'}[multiple]"
         cases = {"lastz": ["lastz", target, str(reads), *opts],
                  "fastz": [sys.executable, "-m", "fastz", target, str(reads), *opts,

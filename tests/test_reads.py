@@ -62,6 +62,18 @@ def test_reads_as_lastz(reads, words):
     assert drop_version(fz.stdout) == drop_version(lz.stdout)
 
 
+@pytest.mark.parametrize("extra", [[], ["--hspthresh=2500.5", "--xdrop=900.25"]],
+                         ids=" ".join)
+def test_reads_as_lastz_D(reads, extra):
+    """fastz_D's batched search keeps lastz_D's exact double HSP scores."""
+    words = ["target.fa", "few.fa", "--format=general", "--nogapped", *extra]
+    lz = run_program("lastz_D", words, reads)
+    fz = run_program("fastz_D", [*words, "--workers=1"], reads)
+    assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert lz.stdout.count(b"\n") > 50
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+
+
 def test_batches_keep_order_and_limits():
     sizes = [10] * 3000 + [BATCH_BASES * 3] + [BATCH_BASES // 2] * 5 + [10] * 7
     groups = list(batches(range(len(sizes)), lambda k: sizes[k]))

@@ -30,6 +30,7 @@ from numba import njit
 
 from .bounds import ACT_FIELDS, NONE, active_update, lr_update
 from .dpcells import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG
+from .norefs import no_refcount
 # the row loop is dpcells.sweep_row (also compiled for the GPU); on the CPU its rows
 # run as SIMD-friendly passes with the same results (kernels.rowvec)
 from .rowvec import scratch, sweep_row_vec
@@ -206,14 +207,6 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
     LY = 0
     RY = rows[0, ROW_RY] if execute else col
     max_ry = RY
-    last_row = 0
-
-    end1 = 0
-    end2 = 0
-    best = 0
-    boundary = NEG
-    at_boundary = False
-    truncated = False
     if inspect:
         rows = _grow2(rows, 2)
         rows[0, ROW_BEST] = 0
@@ -223,114 +216,58 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
     # (doubling, should the table outgrow its first size)
     if act.shape[0] < al.shape[0]:
         act = np.zeros((max(al.shape[0], 2 * act.shape[0]), ACT_FIELDS), np.int64)
-    row = 1
-    pending = False            # this row's bounds are set; its buffers must grow first
-    need = 0
-    tb_need = 0
-    store = True
-    prev_ly = LY
+    # the sweep's running state, kept in one small array between calls of the row loop
+    sv = np.zeros(N_SV, np.int64)
+    sv[V_ROW] = 1
+    sv[V_STORE] = 1
+    sv[V_PREVLY] = LY
+    sv[V_LY] = LY
+    sv[V_RY] = RY
+    sv[V_L] = L
+    sv[V_R] = R
+    sv[V_LSEG] = lseg
+    sv[V_LALN] = laln
+    sv[V_RSEG] = rseg
+    sv[V_RALN] = raln
+    sv[V_NACT] = nact
+    sv[V_ALIST] = alist
+    sv[V_USED] = used
+    sv[V_STORED] = stored
+    sv[V_CELLS] = cells
+    sv[V_MAXRY] = max_ry
+    sv[V_BOUNDARY] = NEG                # (best, the row ends and flags start at 0)
     while True:
-        # Buffers grow only here, outside the sweep: numba updates the (atomic)
-        # reference counts of every array variable a loop may rebind, on every pass,
-        # and that cost 15-20 % of the DP's time (measured on ecoli).
-        if pending:
+        # Buffers grow only here, outside the row loop (``_rows``, which counts no
+        # references: numba updates the atomic reference counts of the arrays a
+        # loop passes to a call or may rebind, on every pass, and that cost a third
+        # of a short read's DP time)
+        if sv[V_PENDING]:
+            need = sv[V_NEED]
+            row = sv[V_ROW]
             cc = _grow1(cc, need)
             dd = _grow1(dd, need)
             mk = _grow1(mk, need)
-            if store:
-                tb = _grow1(tb, tb_need)
+            if sv[V_STORE]:
+                tb = _grow1(tb, sv[V_TBNEED])
                 tbrow = _grow1(tbrow, row + 1)
             if inspect:
                 rows = _grow2(rows, row + 2)
             if need > wl.shape[0]:
                 ws, wl = scratch(2 * need)
-        while row <= row_end:
-            if not pending:
-                prev_ly = LY
-                if execute:
-                    best = rows[row, ROW_BEST]
-                # bounds from earlier alignments (left/right chains, then masked cells)
-                L, R, LY, RY, lseg, laln, rseg, raln = lr_update(
-                    reverse, sg, al, lseg, laln, rseg, raln, row, a1, a2, L, R, LY, RY)
-            pending = False
-            store = not inspect or row < EAGER
-            # room for the row, its prolongation (< tail cells) and its links
-            need = RY - prev_ly + tail + 2
-            tb_need = stored + (RY - LY if RY > LY else 0) + tail + 2 if store else 0
-            if (need > cc.shape[0] or need > mk.shape[0] or need > wl.shape[0]
-                    or tb_need > tb.shape[0] or (store and row + 1 > tbrow.shape[0])
-                    or (inspect and row + 2 > rows.shape[0])):
-                pending = True
-                break
-            stamp = stamp0 + row
-            if nact > 0 or alist != NONE:
-                nact, alist = active_update(
-                    reverse, act, nact, alist, al, sg, mk, prev_ly, stamp, row, a1, a2, LY, RY)
-            if RY < LY:
-                RY = LY
-            if not execute and used + (RY - LY) + tail >= tb_cells:
-                truncated = True
-                break
-            if inspect:
-                rows[row, ROW_BEST] = best
-            if store:
-                tbrow[row] = stored - LY
-            tbase = stored - LY
-            hi = RY if RY < clip else clip
-            swept_from = LY
-            col, LY, np_col, i, best, end_col, at_b, boundary = sweep_row_vec(
-                cc, dd, 0, Bv, 0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE,
-                row, M, N, trim, boundary, tb, tbase, hi if store else 0, mk, nact > 0,
-                stamp, ws, wl)
-            if end_col >= 0:
-                end1 = row
-                end2 = end_col
-                at_boundary = at_b
-            cells += col - swept_from
-            used += col - swept_from
-            last_row = row
-            if store:
-                stored += col - swept_from
-            if LY >= RY:
-                break
-            if execute and RY > clip:
-                # the sweep was cut at the executor's region: take the right bound
-                # the inspector found for this row
-                RY = rows[row, ROW_RY]
-                row += 1
-                continue
-            if rseg != NONE and R > 0:
-                NN = R - 1
-            else:
-                NN = N
-            if RY > np_col + 1:
-                RY = np_col + 1
-            else:
-                # prolong the row with insertions for the overhang of the row above
-                # (fewer than tail cells, as need and tb_need assume: i < best, and
-                # each step lowers it by E)
-                while i >= best - Y and RY <= NN:
-                    w = RY - LY
-                    cc[w] = i
-                    dd[w] = i - OE
-                    i -= E
-                    if store:
-                        tb[tbase + RY] = FROM_I
-                        stored += 1
-                    used += 1
-                    RY += 1
-            if RY <= NN:
-                w = RY - LY
-                cc[w] = NEG
-                dd[w] = NEG
-                RY += 1
-            if inspect:
-                rows[row, ROW_RY] = RY
-            if RY > max_ry:
-                max_ry = RY
-            row += 1
-        if not pending:
+        _rows(sv, reverse, inspect, execute, a1, a2, M, N, sub, Y, E, OE, trim, tb_cells,
+              tail, clip, row_end, stamp0, A, s1, Bv, sg, al, act, cc, dd, mk, rows, tb,
+              tbrow, ws, wl)
+        if not sv[V_PENDING]:
             break
+    end1 = sv[V_END1]
+    end2 = sv[V_END2]
+    best = sv[V_BEST]
+    boundary = sv[V_BOUNDARY]
+    at_boundary = sv[V_ATB] != 0
+    truncated = sv[V_TRUNC] != 0
+    cells = sv[V_CELLS]
+    last_row = sv[V_LASTROW]
+    max_ry = sv[V_MAXRY]
 
     if execute:
         end1 = exec_r
@@ -340,14 +277,177 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
             tb, tbrow)
 
 
+# the row loop's state (``_rows``), one int64 each
+(V_ROW, V_PENDING, V_NEED, V_TBNEED, V_STORE, V_PREVLY, V_LY, V_RY, V_L, V_R, V_LSEG,
+ V_LALN, V_RSEG, V_RALN, V_NACT, V_ALIST, V_USED, V_STORED, V_CELLS, V_LASTROW, V_MAXRY,
+ V_END1, V_END2, V_BEST, V_BOUNDARY, V_ATB, V_TRUNC) = range(27)
+N_SV = 27
+
+
+@no_refcount
+def _rows(sv, reverse, inspect, execute, a1, a2, M, N, sub, Y, E, OE, trim, tb_cells,
+          tail, clip, row_end, stamp0, A, s1, Bv, sg, al, act, cc, dd, mk, rows, tb, tbrow,
+          ws, wl):
+    """``one_sided``'s rows from ``sv[V_ROW]`` until the last, or until a row's buffers
+    must grow first (``sv[V_PENDING]``, with what they need), or the traceback would
+    run out.  The state in ``sv`` is read at entry and written back at exit."""
+    row = sv[V_ROW]
+    pending = sv[V_PENDING] != 0   # this row's bounds are set; its buffers had to grow
+    store = sv[V_STORE] != 0
+    prev_ly = sv[V_PREVLY]
+    LY = sv[V_LY]
+    RY = sv[V_RY]
+    L = sv[V_L]
+    R = sv[V_R]
+    lseg = sv[V_LSEG]
+    laln = sv[V_LALN]
+    rseg = sv[V_RSEG]
+    raln = sv[V_RALN]
+    nact = sv[V_NACT]
+    alist = sv[V_ALIST]
+    used = sv[V_USED]
+    stored = sv[V_STORED]
+    cells = sv[V_CELLS]
+    last_row = sv[V_LASTROW]
+    max_ry = sv[V_MAXRY]
+    end1 = sv[V_END1]
+    end2 = sv[V_END2]
+    best = sv[V_BEST]
+    boundary = sv[V_BOUNDARY]
+    at_boundary = sv[V_ATB] != 0
+    truncated = sv[V_TRUNC] != 0
+    need = 0
+    tb_need = 0
+    while row <= row_end:
+        if not pending:
+            prev_ly = LY
+            if execute:
+                best = rows[row, ROW_BEST]
+            # bounds from earlier alignments (left/right chains, then masked cells)
+            L, R, LY, RY, lseg, laln, rseg, raln = lr_update(
+                reverse, sg, al, lseg, laln, rseg, raln, row, a1, a2, L, R, LY, RY)
+        pending = False
+        store = not inspect or row < EAGER
+        # room for the row, its prolongation (< tail cells) and its links
+        need = RY - prev_ly + tail + 2
+        tb_need = stored + (RY - LY if RY > LY else 0) + tail + 2 if store else 0
+        if (need > cc.shape[0] or need > mk.shape[0] or need > wl.shape[0]
+                or tb_need > tb.shape[0] or (store and row + 1 > tbrow.shape[0])
+                or (inspect and row + 2 > rows.shape[0])):
+            pending = True
+            break
+        stamp = stamp0 + row
+        if nact > 0 or alist != NONE:
+            nact, alist = active_update(
+                reverse, act, nact, alist, al, sg, mk, prev_ly, stamp, row, a1, a2, LY, RY)
+        if RY < LY:
+            RY = LY
+        if not execute and used + (RY - LY) + tail >= tb_cells:
+            truncated = True
+            break
+        if inspect:
+            rows[row, ROW_BEST] = best
+        if store:
+            tbrow[row] = stored - LY
+        tbase = stored - LY
+        hi = RY if RY < clip else clip
+        swept_from = LY
+        col, LY, np_col, i, best, end_col, at_b, boundary = sweep_row_vec(
+            cc, dd, 0, Bv, 0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE,
+            row, M, N, trim, boundary, tb, tbase, hi if store else 0, mk, nact > 0,
+            stamp, ws, wl)
+        if end_col >= 0:
+            end1 = row
+            end2 = end_col
+            at_boundary = at_b
+        cells += col - swept_from
+        used += col - swept_from
+        last_row = row
+        if store:
+            stored += col - swept_from
+        if LY >= RY:
+            break
+        if execute and RY > clip:
+            # the sweep was cut at the executor's region: take the right bound
+            # the inspector found for this row
+            RY = rows[row, ROW_RY]
+            row += 1
+            continue
+        if rseg != NONE and R > 0:
+            NN = R - 1
+        else:
+            NN = N
+        if RY > np_col + 1:
+            RY = np_col + 1
+        else:
+            # prolong the row with insertions for the overhang of the row above
+            # (fewer than tail cells, as need and tb_need assume: i < best, and
+            # each step lowers it by E)
+            while i >= best - Y and RY <= NN:
+                w = RY - LY
+                cc[w] = i
+                dd[w] = i - OE
+                i -= E
+                if store:
+                    tb[tbase + RY] = FROM_I
+                    stored += 1
+                used += 1
+                RY += 1
+        if RY <= NN:
+            w = RY - LY
+            cc[w] = NEG
+            dd[w] = NEG
+            RY += 1
+        if inspect:
+            rows[row, ROW_RY] = RY
+        if RY > max_ry:
+            max_ry = RY
+        row += 1
+    sv[V_ROW] = row
+    sv[V_PENDING] = pending
+    sv[V_NEED] = need
+    sv[V_TBNEED] = tb_need
+    sv[V_STORE] = store
+    sv[V_PREVLY] = prev_ly
+    sv[V_LY] = LY
+    sv[V_RY] = RY
+    sv[V_L] = L
+    sv[V_R] = R
+    sv[V_LSEG] = lseg
+    sv[V_LALN] = laln
+    sv[V_RSEG] = rseg
+    sv[V_RALN] = raln
+    sv[V_NACT] = nact
+    sv[V_ALIST] = alist
+    sv[V_USED] = used
+    sv[V_STORED] = stored
+    sv[V_CELLS] = cells
+    sv[V_LASTROW] = last_row
+    sv[V_MAXRY] = max_ry
+    sv[V_END1] = end1
+    sv[V_END2] = end2
+    sv[V_BEST] = best
+    sv[V_BOUNDARY] = boundary
+    sv[V_ATB] = at_boundary
+    sv[V_TRUNC] = truncated
+
+
 @njit(cache=True)
 def traceback(end_r, end_c, tb, tbrow, out):
     """Walk links back from (end_r, end_c) to (0, 0).
 
     Writes one op code per step into ``out`` (0 sub, 1 ins = query base vs gap,
     2 del = target base vs gap) in traceback order (far end first) and returns
-    (count, out).
+    (count, out).  ``out`` grows once, to the most steps the walk can take, so the
+    walk itself (``_walk``) holds no array it could rebind: numba would count the
+    references of such an array at every step.
     """
+    out = _grow1(out, end_r + end_c + 1)
+    return _walk(end_r, end_c, tb, tbrow, out), out
+
+
+@no_refcount
+def _walk(end_r, end_c, tb, tbrow, out):
     r = end_r
     c = end_c
     prev = FROM_C
@@ -359,8 +459,6 @@ def traceback(end_r, end_c, tb, tbrow, out):
             op = FROM_I
         if prev == FROM_D and (link & D_EXT) != 0:
             op = FROM_D
-        if n >= out.shape[0]:
-            out = _grow1(out, 2 * n + 16)
         if op == FROM_I:
             c -= 1
             out[n] = 1
@@ -373,4 +471,4 @@ def traceback(end_r, end_c, tb, tbrow, out):
             out[n] = 0
         n += 1
         prev = op
-    return n, out
+    return n

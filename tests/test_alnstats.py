@@ -38,3 +38,23 @@ def test_identity_counts_case_and_ambiguity():
     q = np.frombuffer(b"acgaNACGA", np.uint8)
     v = AlnView(t, q, 0, 9, 0, 9, 0, np.array([(9 << 4) | OP_MATCH], np.uint64), True)
     assert v.identity == (6, 8) == v.identity_by_columns()
+
+
+def test_identity_of_a_whole_table_is_each_alignments():
+    """``identity_counts_all`` (the back-end filters' batch) against the columns of
+    each alignment of one table."""
+    from fastz.io.alignview import BITS
+    from fastz.kernels.alnstats import identity_counts_all
+    rng = np.random.default_rng(11)
+    views = []
+    for _ in range(60):
+        v = _random_view(rng)
+        views.append(AlnView(views[0].t if views else v.t, views[0].q if views else v.q,
+                             v.beg1, v.end1, v.beg2, v.end2, 0, v.ops, False))
+    starts = np.cumsum([0] + [v.ops.shape[0] for v in views]).astype(np.int64)
+    m, d = identity_counts_all(np.concatenate([v.ops for v in views]), starts,
+                               np.array([v.beg1 for v in views], np.int64),
+                               np.array([v.beg2 for v in views], np.int64),
+                               views[0].t, views[0].q, BITS)
+    assert list(zip(m.tolist(), d.tolist())) == [v.identity_by_columns() for v in views]
+    assert len(set(m.tolist())) > 10

@@ -28,6 +28,7 @@ TQ = ("target.fa", "query.fa")
 MLC = "mlc_testdata_pair"
 SELF_FIELDS = "--format=general:score,name1,strand1,start1,end1,name2,strand2,start2,end2," \
               "identity,cigar"      # lastz's general format fails on --self (no true lengths)
+FILTERED = "general:score,name1,name2,identity,coverage,continuity,ngap,cgap,nmatch,nmismatch"
 
 
 def fastz_output(words, cwd: Path, monkeypatch) -> bytes:
@@ -366,6 +367,15 @@ def test_self(words, data, monkeypatch):
     (CAT, PIG, "--format=rdotplot"),
     (CAT, PIG, "--format=rdotplot+score", "--markend"),
     (CAT, PIG, "--format=maf", "--markend"),
+    # the back-end filters (tested on the whole table at once), each keeping some
+    (CAT, PIG, "--identity=61..66", "--coverage=2..15", "--format=" + FILTERED),
+    # (bounds that lastz's own counts meet exactly: 19 gaps, 55 gap columns, ...)
+    (CAT, PIG, "--continuity=88..95", "--filter=ngap:..19", "--format=" + FILTERED),
+    (CAT, PIG, "--filter=cgap:..55", "--filter=nmatch:332", "--filter=nmismatch:0..198",
+     "--format=" + FILTERED),
+    (APPLE, ORANGE, "--coverage=90", "--identity=93", "--format=" + FILTERED),
+    (CAT, PIG, "--nogapped", "--identity=70", "--filter=nmatch:20", "--format=" + FILTERED),
+    ("pseudopig.fa[multiple]", CAT, "--coverage=10", "--format=" + FILTERED),
 ], ids=lambda w: " ".join(w[2:]))
 def test_more(words, data, monkeypatch):
     assert_same(words, data, monkeypatch)

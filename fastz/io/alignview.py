@@ -122,6 +122,12 @@ class SeqInfo:
             return self._whole
         return self.part(int(self.parts.locate(int(pos0))))
 
+    def true_lengths(self, pos0: np.ndarray) -> np.ndarray:
+        """``place(p).true_len`` of each buffer index in ``pos0``."""
+        if self.parts is None:
+            return np.full(len(pos0), self._whole.true_len, np.int64)
+        return np.asarray(self.parts.true_length, np.int64)[self.parts.locate(pos0)]
+
     def all_places(self) -> list[Place]:
         if self.parts is None:
             return [self._whole]

@@ -38,3 +38,16 @@ def identity_counts(ops, beg1, beg2, t, q, bits):
         else:
             j += n
     return m, d
+
+
+@njit(cache=True, nogil=True)
+def identity_counts_all(ops, ops_start, beg1, beg2, t, q, bits):
+    """``identity_counts`` of every alignment of a strand's table at once: alignment k
+    has the runs ``ops[ops_start[k]:ops_start[k + 1]]``.  Returns (matches, pairs)."""
+    n = beg1.shape[0]
+    m = np.zeros(n, np.int64)
+    d = np.zeros(n, np.int64)
+    for k in range(n):
+        m[k], d[k] = identity_counts(ops[ops_start[k]:ops_start[k + 1]], beg1[k], beg2[k],
+                                     t, q, bits)
+    return m, d

@@ -10,64 +10,68 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..io.alignview import SeqInfo, coverage, views
+from ..io.alignview import BITS, SeqInfo, views
+from ..kernels.alnstats import identity_counts_all
 from ..options import Options
 from ..records import Alignments, Sequence
 
 f32 = np.float32
 
 
-def _ratio_ok(numer: int, denom: int, lo: float | None, hi: float | None,
-              zero_fails: bool) -> bool:
-    if zero_fails and denom == 0:
-        return False
+def _ratios_ok(numer: np.ndarray, denom: np.ndarray, lo: float | None, hi: float | None,
+               zero_fails: bool) -> np.ndarray:
+    """Per alignment: numer/denom within [lo, hi] percent, as LASTZ compares them."""
     lo32 = f32(0.0 if lo is None else lo / 100.0)
     hi32 = f32(1.0 if hi is None else hi / 100.0)
-    n, d = f32(numer), f32(denom)
-    return not (n < d * lo32 or n > d * hi32)
+    n, d = numer.astype(f32), denom.astype(f32)
+    ok = ~((n < d * lo32) | (n > d * hi32))
+    return ok & (denom != 0) if zero_fails else ok
 
 
 def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
                       opts: Options) -> Alignments:
-    """The alignments that pass every requested back-end filter, order kept."""
+    """The alignments that pass every requested back-end filter, order kept.
+
+    Identity, coverage, nmatch and nmismatch are tested on the whole table at once;
+    continuity and the gap counts, per alignment of what passed those."""
     want_id = opts.identity_min is not None or opts.identity_max is not None
     want_cov = opts.coverage_min is not None or opts.coverage_max is not None
     gapped = alns.kind == "gapped"
     want_con = gapped and (opts.continuity_min is not None or opts.continuity_max is not None)
     want_ngap = gapped and opts.filter_ngap is not None
     want_cgap = gapped and opts.filter_cgap is not None
-    if not len(alns) or not (want_id or want_cov or want_con or opts.filter_nmatch is not None
-                             or opts.filter_nmismatch is not None or want_ngap or want_cgap):
+    want_counts = want_id or opts.filter_nmatch is not None or \
+        opts.filter_nmismatch is not None
+    if not len(alns) or not (want_counts or want_cov or want_con or want_ngap or want_cgap):
         return alns
-    tinfo = SeqInfo(target, target.revcomp, "seq1")
-    qinfo = SeqInfo(query, query.revcomp, "seq2")
     keep = np.ones(len(alns), bool)
-    for k, v in enumerate(views(alns, target.chars, query.chars, not gapped)):
-        m, d = v.identity
-        if want_id and not _ratio_ok(m, d, opts.identity_min, opts.identity_max, True):
-            keep[k] = False
-            continue
-        if want_cov:
-            n, dd = coverage(v, tinfo.place(v.beg1), qinfo.place(v.beg2))
-            if not _ratio_ok(n, dd, opts.coverage_min, opts.coverage_max, False):
-                keep[k] = False
-                continue
+    if want_counts:
+        m, d = identity_counts_all(alns.ops, alns.ops_start, alns.beg1, alns.beg2,
+                                   target.chars, query.chars, BITS)
+        if want_id:
+            keep &= _ratios_ok(m, d, opts.identity_min, opts.identity_max, True)
+        if opts.filter_nmatch is not None:
+            keep &= (d != 0) & (m >= opts.filter_nmatch)
+        if opts.filter_nmismatch is not None:
+            keep &= (d != 0) & (d - m <= opts.filter_nmismatch)
+    if want_cov:
+        # LASTZ's alignment_coverage: the span over the shorter sequence's true length
+        len1 = SeqInfo(target, target.revcomp, "seq1").true_lengths(alns.beg1)
+        len2 = SeqInfo(query, query.revcomp, "seq2").true_lengths(alns.beg2)
+        first = len1 < len2
+        keep &= _ratios_ok(np.where(first, alns.end1 - alns.beg1, alns.end2 - alns.beg2),
+                           np.where(first, len1, len2), opts.coverage_min,
+                           opts.coverage_max, False)
+    if want_con or want_ngap or want_cgap:
+        idx = np.flatnonzero(keep)
+        every = views(alns, target.chars, query.chars, not gapped)
+        vs = [every[k] for k in idx.tolist()]
+        con = np.array([v.continuity for v in vs], np.int64).reshape(-1, 2)
         if want_con:
-            n, dd = v.continuity
-            if not _ratio_ok(n, dd, opts.continuity_min, opts.continuity_max, False):
-                keep[k] = False
-                continue
-        if opts.filter_nmatch is not None and (d == 0 or m < opts.filter_nmatch):
-            keep[k] = False
-            continue
-        if opts.filter_nmismatch is not None and (d == 0 or d - m > opts.filter_nmismatch):
-            keep[k] = False
-            continue
-        if want_ngap and v.ngaps() > opts.filter_ngap:
-            keep[k] = False
-            continue
+            keep[idx] &= _ratios_ok(con[:, 0], con[:, 1], opts.continuity_min,
+                                    opts.continuity_max, False)
+        if want_ngap:
+            keep[idx] &= np.array([v.ngaps() for v in vs], np.int64) <= opts.filter_ngap
         if want_cgap:
-            n, dd = v.continuity
-            if dd == 0 or dd - n > opts.filter_cgap:
-                keep[k] = False
+            keep[idx] &= (con[:, 1] != 0) & (con[:, 1] - con[:, 0] <= opts.filter_cgap)
     return alns if keep.all() else alns.subset(keep)

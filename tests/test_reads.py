@@ -143,6 +143,56 @@ def test_batched_search_is_the_strand_search(reads, extra):
     assert batch_stats == one_stats
 
 
+# --- the batched extension (Aligner._extend_batch) ------------------------------------
+
+@pytest.mark.parametrize("extra", [
+    [w for w in MAP if not w.startswith("--format")],
+    [],
+    ["--allocate:traceback=100K", "--noytrim"],       # the long pieces truncate
+    ["--allgappedbounds", "--gappedthresh=5000"],
+    ["--gappedthresh=4000", "--ydrop=1500"],
+], ids=lambda w: " ".join(w) or "default")
+def test_batched_extension_is_the_strand_extension(reads, extra):
+    """One kernel call extending many strands' HSPs gives each strand's alignments,
+    truncation reports and statistics exactly as ``gapped_extend`` of the strand."""
+    from fastz.pipeline import gapped
+    from fastz.pipeline.anchors import anchors_from_hsps
+    al = Aligner(parse_lastz_argv([str(reads / "target.fa") + "[multiple]",
+                                   str(reads / "reads.fa"), *extra]))
+    o = al.opts
+    assert al.batch_gapped                  # (the runs diffed with lastz above take it)
+    units = [(b[s], s) for strands, b, _ in al.query_strands() for s in strands][:900]
+    assert max(len(b) for b, _ in units) == 70_000
+    found = filtering.find_hsps_batch(
+        al.index, al.target.chars, [b.chars for b, _ in units], o.transition,
+        al.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
+        al.hitproc, {}, o.double_scores)
+    work = [(b, s, h) for (b, s), h in zip(units, found) if h.shape[0]]
+    assert len(work) > 50
+    kw = dict(trim=o.ytrim, allgappedbounds=o.allgappedbounds,
+              traceback_bytes=o.traceback_bytes, two_pass=al.two_pass,
+              target_pads=al.padded_target())
+    batch_stats, one_stats = {}, {}
+    got = gapped.gapped_extend_batch(al.target, [b for b, _, _ in work],
+                                     [h for _, _, h in work], al.scores, o.ydrop,
+                                     o.gappedthresh, stats=batch_stats, **kw)
+    seen = 0
+    for (buf, strand, hsps), (alns, trunc) in zip(work, got):
+        anchors = anchors_from_hsps(hsps, al.target.chars, buf.chars, al.scores.sub)
+        want, want_trunc, _ = gapped.gapped_extend(
+            al.target, buf, strand, anchors, al.scores, o.ydrop, o.gappedthresh,
+            stats=one_stats, **kw)
+        for name in ("beg1", "end1", "beg2", "end2", "score", "ops_start", "ops"):
+            assert np.array_equal(getattr(alns, name), getattr(want, name)), name
+            assert getattr(alns, name).dtype == getattr(want, name).dtype, name
+        assert np.array_equal(trunc, want_trunc)
+        seen += len(alns)
+    assert seen > 50
+    assert batch_stats == one_stats
+    if "--allocate:traceback=100K" in extra:
+        assert batch_stats["truncated"] > 0
+
+
 def test_reads_as_long_as_a_target_sequence(tmp_path):
     """A read with no HSP still has LASTZ's trivial alignment when it is one of the
     target's sequences: the batched path must not skip it."""

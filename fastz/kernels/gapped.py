@@ -28,8 +28,8 @@ from .bounds import (
 from .norefs import no_refcount
 from .rowindex import above_below, insert, neighbours, new_index, skip_test, touching
 from .ydrop import (
-    EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow2, one_sided, padded,
-    padded_query, traceback,
+    EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow1, _grow2, one_sided,
+    padded, padded_query, traceback,
 )
 
 # statistics slots
@@ -494,6 +494,69 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
         stats[ST_ACCEPTED] += 1
     return output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats, \
         trunc[:ntrunc]
+
+
+# one row per alignment of ``extend_strands``
+(X_STRAND, X_BEG1, X_END1, X_BEG2, X_END2, X_SCORE, X_NOPS) = range(7)
+
+
+@njit(cache=True)
+def extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, sub, gap_open, gap_extend,
+                   ydrop, trim, tb_cells, thresh, allbounds, two_pass, tpads):
+    """``extend_anchors`` of many short query strands in one call (a read's extension
+    costs about what a call from Python does).
+
+    Strand s is ``Q[qoff[s]:qoff[s + 1]]`` (unpartitioned, no trivial self-alignment
+    possible), its anchors ``anc1/anc2[aoff[s]:aoff[s + 1]]`` in LASTZ's order, query
+    positions relative to its own buffer; ``lo1/hi1`` per anchor as in
+    ``extend_anchors``.  Returns (rows, ops, stats, trunc): the alignments in output
+    order, strand after strand, as int64 rows (X_* fields; ends exclusive), their edit
+    runs BAM-encoded ((length << 4) | op) one alignment after another, the statistics
+    summed, and the truncation reports with the strand prepended.
+    """
+    rows = np.empty((64, 7), np.int64)
+    enc = np.empty(256, np.uint64)
+    truncs = np.empty((0, 7), np.int64)
+    nrow = 0
+    nenc = 0
+    ntrunc = 0
+    stats = np.zeros(N_STATS, np.int64)
+    none = np.zeros((0, 5), np.int64)
+    for s in range(qoff.shape[0] - 1):
+        a0 = aoff[s]
+        a9 = aoff[s + 1]
+        if a0 == a9:
+            continue
+        Qs = Q[qoff[s]:qoff[s + 1]].copy()
+        lo2 = np.zeros(a9 - a0, np.int64)
+        hi2 = np.full(a9 - a0, Qs.shape[0], np.int64)
+        order, al, ops, st, trunc = extend_anchors(
+            T, Qs, anc1[a0:a9].copy(), anc2[a0:a9].copy(), lo1[a0:a9].copy(),
+            hi1[a0:a9].copy(), lo2, hi2, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
+            thresh, allbounds, none, two_pass, tpads)
+        stats += st
+        rows = _grow2(rows, nrow + order.shape[0])
+        for m in order:
+            o0 = al[m, A_OPS0]
+            no = al[m, A_OPSN]
+            rows[nrow, X_STRAND] = s
+            rows[nrow, X_BEG1] = al[m, A_POS1]
+            rows[nrow, X_END1] = al[m, A_END1] + 1
+            rows[nrow, X_BEG2] = al[m, A_POS2]
+            rows[nrow, X_END2] = al[m, A_END2] + 1
+            rows[nrow, X_SCORE] = al[m, A_SCORE]
+            rows[nrow, X_NOPS] = no
+            nrow += 1
+            enc = _grow1(enc, nenc + no)
+            for k in range(o0, o0 + no):
+                enc[nenc] = (np.uint64(ops[k, 1]) << np.uint64(4)) | np.uint64(ops[k, 0])
+                nenc += 1
+        truncs = _grow2(truncs, ntrunc + trunc.shape[0])
+        for k in range(trunc.shape[0]):
+            truncs[ntrunc, 0] = s
+            truncs[ntrunc, 1:] = trunc[k]
+            ntrunc += 1
+    return rows[:nrow], enc[:nenc], stats, truncs[:ntrunc]
 
 
 @njit(cache=True)

@@ -167,7 +167,11 @@ class Aligner:
                              and self.census is None and self.chores is None
                              and o.segments_file is None and not o.self_compare
                              and not o.mirrors_hsps and not o.mirrors)
-        self._trivial_lengths = None        # see _nothing_without_hsps
+        # ... and their HSPs extended many at once, where nothing but the extension
+        # happens between the HSPs and the back-end filters
+        self.batch_gapped = (self.batch_search and o.gapped and not o.chain
+                             and o.inner <= 0 and not self.depth and not o.notrivial)
+        self._trivial_lengths = None        # see _no_trivial
 
     def padded_target(self):
         """The target as the DP reads it (``kernels.ydrop.pad_target``): made once,
@@ -340,9 +344,12 @@ class Aligner:
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + \
             time.perf_counter() - t0
         kind = "gapped" if o.gapped else "hsp" if o.gfextend else "hit"
+        extended = self._extend_batch(units, found, threads)
         out = []
         for k, ((buf, strand), hsps) in enumerate(zip(units, found)):
-            if hsps.shape[0] == 0 and self._nothing_without_hsps(buf):
+            if k in extended:
+                res = extended[k]
+            elif hsps.shape[0] == 0 and (not o.gapped or self._no_trivial(buf)):
                 res = StrandResult(buf, strand, Alignments.empty(kind))
             else:
                 res = self.strand(buf, strand, threads, hsps=hsps)
@@ -354,12 +361,42 @@ class Aligner:
                 self.stats.setdefault(name, 0)
         return out
 
-    def _nothing_without_hsps(self, query: Sequence) -> bool:
-        """Whether a query strand without HSPs surely has no alignment: gapped, its
-        only other source is LASTZ's trivial self-alignment (``gapped._trivial``),
-        which needs the query as long as the target or one of its sequences."""
-        if not self.opts.gapped:
-            return True
+    def _extend_batch(self, units, found, threads: int) -> dict:
+        """``strand``'s results of the batch's strands whose HSPs ``batch_gapped`` lets
+        go through one call of ``gapped.gapped_extend_batch``, by position in
+        ``units``: short strands with HSPs that can hold no trivial self-alignment."""
+        st = _stages()
+        if not self.batch_gapped:
+            return {}
+        short = st.gapped.SPECULATE_MIN_QUERY if threads > 1 else math.inf
+        ks = [k for k, ((buf, _), hsps) in enumerate(zip(units, found))
+              if hsps.shape[0] and len(buf) < short and self._no_trivial(buf)]
+        if not ks:
+            return {}
+        o = self.opts
+        t0 = time.perf_counter()
+        done = st.gapped.gapped_extend_batch(
+            self.target, [units[k][0] for k in ks], [found[k] for k in ks], self.scores,
+            o.ydrop, o.gappedthresh, trim=o.ytrim, allgappedbounds=o.allgappedbounds,
+            traceback_bytes=o.traceback_bytes, two_pass=self.two_pass, stats=self.stats,
+            target_pads=self.padded_target())
+        out = {}
+        for k, (alns, trunc) in zip(ks, done):
+            buf, strand = units[k]
+            res = StrandResult(buf, strand,
+                               st.backend_filters.filter_alignments(alns, self.target, buf, o))
+            if trunc.shape[0]:
+                res.stats["truncations"] = trunc
+            out[k] = res
+        self.stats["time_gapped"] = self.stats.get("time_gapped", 0.0) + \
+            time.perf_counter() - t0
+        return out
+
+    def _no_trivial(self, query: Sequence) -> bool:
+        """Whether a query strand surely holds no trivial self-alignment
+        (``gapped._trivial``), which needs the query as long as the target or one of
+        its sequences, and is unpartitioned, without a chore (so a strand without HSPs
+        has no alignment)."""
         if query.partitions is not None or query.chore is not None:
             return False
         if self._trivial_lengths is None:

@@ -40,20 +40,43 @@ def anchors_from_hsps(hsps: np.ndarray, target_chars: np.ndarray, query_chars: n
     out = np.empty(n, dtype=ANCHOR_DTYPE)
     if n == 0:
         return out
+    out["pos1"], out["pos2"], out["score"] = _peaks_in_order(hsps, target_chars,
+                                                             query_chars, sub)
+    return out
+
+
+def anchors_of_strands(hsp_sets: list, target_chars: np.ndarray, qcat: np.ndarray,
+                       qoff: np.ndarray, sub: np.ndarray):
+    """``anchors_from_hsps`` of many query strands at once: strand s is
+    ``qcat[qoff[s]:qoff[s + 1]]`` with the HSPs ``hsp_sets[s]``.  Returns (pos1, pos2,
+    aoff): strand s's anchors, in order, are ``[aoff[s], aoff[s + 1])``, their query
+    positions relative to its own buffer."""
+    counts = np.array([h.shape[0] for h in hsp_sets], np.int64)
+    aoff = np.zeros(counts.shape[0] + 1, np.int64)
+    np.cumsum(counts, out=aoff[1:])
+    strand = np.repeat(np.arange(counts.shape[0]), counts)
+    a1, a2, _ = _peaks_in_order(np.concatenate(hsp_sets), target_chars, qcat, sub,
+                                strand, qoff[strand])
+    return a1, a2, aoff
+
+
+def _peaks_in_order(hsps, target_chars, query_chars, sub, group=None, shift=None):
+    """The HSPs' peak points (pos1, pos2, score) in LASTZ's order: score descending,
+    then query position, then target position (within each ``group``, groups in
+    order); query positions in ``query_chars`` are ``pos2 + shift``."""
     pos1 = np.ascontiguousarray(hsps["pos1"], dtype=np.int64)
     pos2 = np.ascontiguousarray(hsps["pos2"], dtype=np.int64)
     length = np.ascontiguousarray(hsps["length"], dtype=np.int64)
     peak = kfilt.segment_peaks(np.ascontiguousarray(target_chars, dtype=np.uint8),
                                np.ascontiguousarray(query_chars, dtype=np.uint8),
-                               pos1, pos2, length, np.ascontiguousarray(sub, dtype=np.int32))
+                               pos1, pos2 if shift is None else pos2 + shift, length,
+                               np.ascontiguousarray(sub, dtype=np.int32))
     a1 = pos1 + peak
     a2 = pos2 + peak
     score = hsps["score"]             # (fastz_D: doubles, whose fractions order ties)
-    order = np.lexsort((a1, a2, -score))
-    out["pos1"] = a1[order]
-    out["pos2"] = a2[order]
-    out["score"] = score[order]
-    return out
+    keys = (a1, a2, -score) if group is None else (a1, a2, -score, group)
+    order = np.lexsort(keys)
+    return a1[order], a2[order], score[order]
 
 
 def merge_segments(hsps: np.ndarray) -> np.ndarray:

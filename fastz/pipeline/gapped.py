@@ -16,7 +16,9 @@ import numpy as np
 from ..kernels.bounds import (
     A_END1, A_END2, A_FIRST, A_LAST, A_OPS0, A_OPSN, A_POS1, A_POS2, A_SCORE, A_TRIV,
 )
-from ..kernels.gapped import extend_anchors
+from ..kernels.gapped import (
+    X_BEG1, X_BEG2, X_END1, X_END2, X_NOPS, X_SCORE, X_STRAND, extend_anchors, extend_strands,
+)
 from ..kernels.ydrop import pad_target
 from ..records import Alignments, Sequence
 from ..scoring import ScoreSet
@@ -159,9 +161,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     fastz_D's ``ydrop`` and ``gappedthresh`` may have fractions: every DP score is whole,
     so ``c < best - Y`` is ``c < best - floor(Y)`` and ``s >= L`` is ``s >= ceil(L)``.
     """
-    # (an empty adaptive table's low score is lastz_D's -FLT_MAX: clamped, it still
-    # lets every alignment through)
-    ydrop, gappedthresh = math.floor(ydrop), max(math.ceil(gappedthresh), -(1 << 62))
+    ydrop, gappedthresh = _whole_thresholds(ydrop, gappedthresh)
     trivial = (_trivial(target, query, strand, scores.sub, gappedthresh) if with_trivial
                else np.zeros((0, 5), np.int64))
     if anchors.shape[0] == 0 and trivial.shape[0] == 0:
@@ -230,6 +230,56 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
         score=al[keep, A_SCORE].copy(), ops_start=starts, ops=enc.astype(np.uint64),
         kind="gapped")
     return alns, trunc, over
+
+
+def _whole_thresholds(ydrop, gappedthresh) -> tuple[int, int]:
+    """fastz_D's y-drop and gapped threshold as whole scores (see ``gapped_extend``)."""
+    # (an empty adaptive table's low score is lastz_D's -FLT_MAX: clamped, it still
+    # lets every alignment through)
+    return math.floor(ydrop), max(math.ceil(gappedthresh), -(1 << 62))
+
+
+def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores: ScoreSet,
+                        ydrop: int, gappedthresh: int, *, trim: bool = True,
+                        allgappedbounds: bool = False, traceback_bytes: int = 83_886_080,
+                        two_pass: bool = False, stats: dict | None = None,
+                        target_pads=None) -> list:
+    """``gapped_extend`` of many short query strands from their HSPs, in one kernel call
+    (``kernels.gapped.extend_strands``): for each strand, (alignments, truncation
+    reports).  Only for strands that are unpartitioned, have no chore window and
+    cannot hold a trivial self-alignment, on the CPU in one thread; the results are
+    ``gapped_extend``'s."""
+    from .anchors import anchors_of_strands
+    ydrop, gappedthresh = _whole_thresholds(ydrop, gappedthresh)
+    qs = [np.ascontiguousarray(q.chars, dtype=np.uint8) for q in queries]
+    qoff = np.zeros(len(qs) + 1, np.int64)
+    np.cumsum([q.shape[0] for q in qs], out=qoff[1:])
+    qcat = np.concatenate(qs)
+    a1, a2, aoff = anchors_of_strands(hsp_sets, target.chars, qcat, qoff, scores.sub)
+    lo1, hi1 = _partition_bounds(target, a1)
+    rows, enc, st, trunc = extend_strands(
+        target.chars, qcat, qoff, a1, a2, aoff, lo1, hi1, scores.sub, scores.gap_open,
+        scores.gap_extend, ydrop, trim, traceback_bytes - 7, gappedthresh, allgappedbounds,
+        two_pass, target_pads if target_pads is not None else pad_target(target.chars))
+    if stats is not None:
+        for name, v in zip(STAT_NAMES, st.tolist()):
+            stats[name] = stats.get(name, 0) + v
+    cols = np.ascontiguousarray(rows.T)            # (contiguous per-field slices)
+    ns = len(qs)
+    rstart = np.searchsorted(cols[X_STRAND], np.arange(ns + 1))
+    tstart = np.searchsorted(trunc[:, 0], np.arange(ns + 1))
+    ostart = np.zeros(rows.shape[0] + 1, np.int64)
+    np.cumsum(cols[X_NOPS], out=ostart[1:])
+    out = []
+    for r0, r1, t0, t1 in zip(rstart[:-1].tolist(), rstart[1:].tolist(),
+                              tstart[:-1].tolist(), tstart[1:].tolist()):
+        o0 = ostart[r0]
+        alns = Alignments(beg1=cols[X_BEG1, r0:r1], end1=cols[X_END1, r0:r1],
+                          beg2=cols[X_BEG2, r0:r1], end2=cols[X_END2, r0:r1],
+                          score=cols[X_SCORE, r0:r1], ops_start=ostart[r0:r1 + 1] - o0,
+                          ops=enc[o0:ostart[r1]], kind="gapped")
+        out.append((alns, trunc[t0:t1, 1:]))
+    return out
 
 
 def _depth_cut(al, ops, order, max_paired, keep):

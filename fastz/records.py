@@ -178,8 +178,10 @@ class Alignments:
         counts = np.diff(self.ops_start)[idx]
         starts = np.zeros(idx.shape[0] + 1, np.int64)
         np.cumsum(counts, out=starts[1:])
-        ops = (np.concatenate([self.ops[self.ops_start[k]:self.ops_start[k + 1]] for k in idx])
-               if idx.shape[0] else np.zeros(0, np.uint64))
+        # each kept alignment's runs, gathered at once: run j of the result comes
+        # from ops_start[k] + (j - starts[k's rank])
+        src = np.repeat(self.ops_start[idx] - starts[:-1], counts) + np.arange(starts[-1])
+        ops = self.ops[src]
         return Alignments(self.beg1[idx], self.end1[idx], self.beg2[idx], self.end2[idx],
                           self.score[idx], starts, ops.astype(np.uint64), self.kind)
 

@@ -155,7 +155,9 @@ def test_batched_search_is_the_strand_search(reads, extra):
 def test_batched_extension_is_the_strand_extension(reads, extra):
     """One kernel call extending many strands' HSPs gives each strand's alignments,
     truncation reports and statistics exactly as ``gapped_extend`` of the strand."""
-    from fastz.pipeline import gapped
+    from functools import partial
+
+    from fastz.pipeline import backend_filters, gapped
     from fastz.pipeline.anchors import anchors_from_hsps
     al = Aligner(parse_lastz_argv([str(reads / "target.fa") + "[multiple]",
                                    str(reads / "reads.fa"), *extra]))
@@ -173,15 +175,21 @@ def test_batched_extension_is_the_strand_extension(reads, extra):
               traceback_bytes=o.traceback_bytes, two_pass=al.two_pass,
               target_pads=al.padded_target())
     batch_stats, one_stats = {}, {}
-    got = gapped.gapped_extend_batch(al.target, [b for b, _, _ in work],
-                                     [h for _, _, h in work], al.scores, o.ydrop,
-                                     o.gappedthresh, stats=batch_stats, **kw)
-    seen = 0
+    queries = [b for b, _, _ in work]
+    # the back-end filters (the map options' identity and coverage) on the whole table
+    got = gapped.gapped_extend_batch(
+        al.target, queries, [h for _, _, h in work], al.scores, o.ydrop, o.gappedthresh,
+        stats=batch_stats, keep=partial(backend_filters.strands_mask, target=al.target,
+                                        queries=queries, opts=o), **kw)
+    seen = dropped = 0
     for (buf, strand, hsps), (alns, trunc) in zip(work, got):
         anchors = anchors_from_hsps(hsps, al.target.chars, buf.chars, al.scores.sub)
         want, want_trunc, _ = gapped.gapped_extend(
             al.target, buf, strand, anchors, al.scores, o.ydrop, o.gappedthresh,
             stats=one_stats, **kw)
+        filtered = backend_filters.filter_alignments(want, al.target, buf, o)
+        dropped += len(want) - len(filtered)
+        want = filtered
         for name in ("beg1", "end1", "beg2", "end2", "score", "ops_start", "ops"):
             assert np.array_equal(getattr(alns, name), getattr(want, name)), name
             assert getattr(alns, name).dtype == getattr(want, name).dtype, name
@@ -191,6 +199,8 @@ def test_batched_extension_is_the_strand_extension(reads, extra):
     assert batch_stats == one_stats
     if "--allocate:traceback=100K" in extra:
         assert batch_stats["truncated"] > 0
+    if "--identity=90" in extra:
+        assert dropped > 0
 
 
 def test_reads_as_long_as_a_target_sequence(tmp_path):

@@ -75,6 +75,11 @@ class Place:
         return pos0 - self.offset + self.true_len + 2 - (self.start_loc + self.length)
 
 
+def whole_true_length(seq: Sequence) -> int:
+    """The true length of an unpartitioned sequence's record (LASTZ's trueLen)."""
+    return int(seq.true_length) if seq.true_length else int(seq.start) + len(seq)
+
+
 class SeqInfo:
     """Naming and coordinate information for a target or query strand buffer."""
 
@@ -86,7 +91,7 @@ class SeqInfo:
         self.default_name = default_name
         if self.parts is None:
             name = seq.name or default_name
-            true_len = int(seq.true_length) if seq.true_length else int(seq.start) + len(seq)
+            true_len = whole_true_length(seq)
             self._whole = Place(name, 0, int(seq.start) + 1, len(seq), true_len,
                                 int(seq.contig), true_len, seq.header, False)
         else:

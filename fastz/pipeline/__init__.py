@@ -375,16 +375,24 @@ class Aligner:
             return {}
         o = self.opts
         t0 = time.perf_counter()
+        queries = [units[k][0] for k in ks]
+        filters = st.backend_filters
+        # the back-end filters on the batch's table at once, unless one goes alignment
+        # by alignment
+        each = filters.per_alignment(o)
         done = st.gapped.gapped_extend_batch(
-            self.target, [units[k][0] for k in ks], [found[k] for k in ks], self.scores,
+            self.target, queries, [found[k] for k in ks], self.scores,
             o.ydrop, o.gappedthresh, trim=o.ytrim, allgappedbounds=o.allgappedbounds,
             traceback_bytes=o.traceback_bytes, two_pass=self.two_pass, stats=self.stats,
-            target_pads=self.padded_target())
+            target_pads=self.padded_target(),
+            keep=None if each else partial(filters.strands_mask, target=self.target,
+                                           queries=queries, opts=o))
         out = {}
         for k, (alns, trunc) in zip(ks, done):
             buf, strand = units[k]
-            res = StrandResult(buf, strand,
-                               st.backend_filters.filter_alignments(alns, self.target, buf, o))
+            if each:
+                alns = filters.filter_alignments(alns, self.target, buf, o)
+            res = StrandResult(buf, strand, alns)
             if trunc.shape[0]:
                 res.stats["truncations"] = trunc
             out[k] = res

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..io.alignview import BITS, SeqInfo, views
+from ..io.alignview import BITS, SeqInfo, views, whole_true_length
 from ..kernels.alnstats import identity_counts_all
 from ..options import Options
 from ..records import Alignments, Sequence
@@ -34,34 +34,15 @@ def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
 
     Identity, coverage, nmatch and nmismatch are tested on the whole table at once;
     continuity and the gap counts, per alignment of what passed those."""
-    want_id = opts.identity_min is not None or opts.identity_max is not None
-    want_cov = opts.coverage_min is not None or opts.coverage_max is not None
     gapped = alns.kind == "gapped"
     want_con = gapped and (opts.continuity_min is not None or opts.continuity_max is not None)
     want_ngap = gapped and opts.filter_ngap is not None
     want_cgap = gapped and opts.filter_cgap is not None
-    want_counts = want_id or opts.filter_nmatch is not None or \
-        opts.filter_nmismatch is not None
-    if not len(alns) or not (want_counts or want_cov or want_con or want_ngap or want_cgap):
+    if not len(alns) or not (_table_filters(opts) or want_con or want_ngap or want_cgap):
         return alns
     keep = np.ones(len(alns), bool)
-    if want_counts:
-        m, d = identity_counts_all(alns.ops, alns.ops_start, alns.beg1, alns.beg2,
-                                   target.chars, query.chars, BITS)
-        if want_id:
-            keep &= _ratios_ok(m, d, opts.identity_min, opts.identity_max, True)
-        if opts.filter_nmatch is not None:
-            keep &= (d != 0) & (m >= opts.filter_nmatch)
-        if opts.filter_nmismatch is not None:
-            keep &= (d != 0) & (d - m <= opts.filter_nmismatch)
-    if want_cov:
-        # LASTZ's alignment_coverage: the span over the shorter sequence's true length
-        len1 = SeqInfo(target, target.revcomp, "seq1").true_lengths(alns.beg1)
-        len2 = SeqInfo(query, query.revcomp, "seq2").true_lengths(alns.beg2)
-        first = len1 < len2
-        keep &= _ratios_ok(np.where(first, alns.end1 - alns.beg1, alns.end2 - alns.beg2),
-                           np.where(first, len1, len2), opts.coverage_min,
-                           opts.coverage_max, False)
+    _table_keep(keep, alns, target, query.chars, None,
+                SeqInfo(query, query.revcomp, "seq2").true_lengths(alns.beg2), opts)
     if want_con or want_ngap or want_cgap:
         idx = np.flatnonzero(keep)
         every = views(alns, target.chars, query.chars, not gapped)
@@ -75,3 +56,53 @@ def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
         if want_cgap:
             keep[idx] &= (con[:, 1] != 0) & (con[:, 1] - con[:, 0] <= opts.filter_cgap)
     return alns if keep.all() else alns.subset(keep)
+
+
+def per_alignment(opts: Options) -> bool:
+    """Whether a filter is asked for that goes alignment by alignment (continuity, gap
+    counts: gapped alignments are then filtered per strand, ``filter_alignments``)."""
+    return (opts.continuity_min is not None or opts.continuity_max is not None
+            or opts.filter_ngap is not None or opts.filter_cgap is not None)
+
+
+def strands_mask(alns: Alignments, strand: np.ndarray, qcat: np.ndarray, qoff: np.ndarray,
+                 target: Sequence, queries: list, opts: Options) -> np.ndarray:
+    """``filter_alignments`` of many unpartitioned query strands' gapped alignments in
+    one table (alignment k of ``queries[strand[k]]``, whose buffer is
+    ``qcat[qoff[s]:qoff[s + 1]]``), as a mask; not where ``per_alignment``."""
+    keep = np.ones(len(alns), bool)
+    if len(alns) and _table_filters(opts):
+        len2 = np.array([whole_true_length(q) for q in queries], np.int64)[strand]
+        _table_keep(keep, alns, target, qcat, qoff[strand], len2, opts)
+    return keep
+
+
+def _table_filters(opts: Options) -> bool:
+    return (opts.identity_min is not None or opts.identity_max is not None
+            or opts.coverage_min is not None or opts.coverage_max is not None
+            or opts.filter_nmatch is not None or opts.filter_nmismatch is not None)
+
+
+def _table_keep(keep: np.ndarray, alns: Alignments, target: Sequence, q: np.ndarray,
+                qshift: np.ndarray | None, len2: np.ndarray, opts: Options) -> None:
+    """Clear ``keep`` where identity, coverage, nmatch or nmismatch fails; alignment
+    k's query starts at ``q[beg2[k] + qshift[k]]`` and its query's true length is
+    ``len2[k]``."""
+    if (opts.identity_min is not None or opts.identity_max is not None
+            or opts.filter_nmatch is not None or opts.filter_nmismatch is not None):
+        beg2 = alns.beg2 if qshift is None else alns.beg2 + qshift
+        m, d = identity_counts_all(alns.ops, alns.ops_start, alns.beg1, beg2,
+                                   target.chars, q, BITS)
+        if opts.identity_min is not None or opts.identity_max is not None:
+            keep &= _ratios_ok(m, d, opts.identity_min, opts.identity_max, True)
+        if opts.filter_nmatch is not None:
+            keep &= (d != 0) & (m >= opts.filter_nmatch)
+        if opts.filter_nmismatch is not None:
+            keep &= (d != 0) & (d - m <= opts.filter_nmismatch)
+    if opts.coverage_min is not None or opts.coverage_max is not None:
+        # LASTZ's alignment_coverage: the span over the shorter sequence's true length
+        len1 = SeqInfo(target, target.revcomp, "seq1").true_lengths(alns.beg1)
+        first = len1 < len2
+        keep &= _ratios_ok(np.where(first, alns.end1 - alns.beg1, alns.end2 - alns.beg2),
+                           np.where(first, len1, len2), opts.coverage_min,
+                           opts.coverage_max, False)

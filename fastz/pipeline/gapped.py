@@ -243,12 +243,14 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
                         ydrop: int, gappedthresh: int, *, trim: bool = True,
                         allgappedbounds: bool = False, traceback_bytes: int = 83_886_080,
                         two_pass: bool = False, stats: dict | None = None,
-                        target_pads=None) -> list:
+                        target_pads=None, keep=None) -> list:
     """``gapped_extend`` of many short query strands from their HSPs, in one kernel call
     (``kernels.gapped.extend_strands``): for each strand, (alignments, truncation
     reports).  Only for strands that are unpartitioned, have no chore window and
     cannot hold a trivial self-alignment, on the CPU in one thread; the results are
-    ``gapped_extend``'s."""
+    ``gapped_extend``'s.  ``keep(alignments, strand, qcat, qoff)``: a mask over the
+    alignments of all strands in one table (alignment k of strand ``strand[k]``, whose
+    buffer is ``qcat[qoff[s]:qoff[s + 1]]``), the back-end filters."""
     from .anchors import anchors_of_strands
     ydrop, gappedthresh = _whole_thresholds(ydrop, gappedthresh)
     qs = [np.ascontiguousarray(q.chars, dtype=np.uint8) for q in queries]
@@ -265,19 +267,28 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
         for name, v in zip(STAT_NAMES, st.tolist()):
             stats[name] = stats.get(name, 0) + v
     cols = np.ascontiguousarray(rows.T)            # (contiguous per-field slices)
-    ns = len(qs)
-    rstart = np.searchsorted(cols[X_STRAND], np.arange(ns + 1))
-    tstart = np.searchsorted(trunc[:, 0], np.arange(ns + 1))
     ostart = np.zeros(rows.shape[0] + 1, np.int64)
     np.cumsum(cols[X_NOPS], out=ostart[1:])
+    table = Alignments(beg1=cols[X_BEG1], end1=cols[X_END1], beg2=cols[X_BEG2],
+                       end2=cols[X_END2], score=cols[X_SCORE], ops_start=ostart, ops=enc,
+                       kind="gapped")
+    strand = cols[X_STRAND]
+    if keep is not None:
+        mask = keep(table, strand, qcat, qoff)
+        if not mask.all():
+            table, strand = table.subset(mask), strand[mask]
+    ns = len(qs)
+    rstart = np.searchsorted(strand, np.arange(ns + 1))
+    tstart = np.searchsorted(trunc[:, 0], np.arange(ns + 1))
+    ostart = table.ops_start
     out = []
     for r0, r1, t0, t1 in zip(rstart[:-1].tolist(), rstart[1:].tolist(),
                               tstart[:-1].tolist(), tstart[1:].tolist()):
         o0 = ostart[r0]
-        alns = Alignments(beg1=cols[X_BEG1, r0:r1], end1=cols[X_END1, r0:r1],
-                          beg2=cols[X_BEG2, r0:r1], end2=cols[X_END2, r0:r1],
-                          score=cols[X_SCORE, r0:r1], ops_start=ostart[r0:r1 + 1] - o0,
-                          ops=enc[o0:ostart[r1]], kind="gapped")
+        alns = Alignments(beg1=table.beg1[r0:r1], end1=table.end1[r0:r1],
+                          beg2=table.beg2[r0:r1], end2=table.end2[r0:r1],
+                          score=table.score[r0:r1], ops_start=ostart[r0:r1 + 1] - o0,
+                          ops=table.ops[o0:ostart[r1]], kind="gapped")
         out.append((alns, trunc[t0:t1, 1:]))
     return out
 

@@ -117,6 +117,15 @@ OP_INS = 1        # query base against a gap (query advances): LASTZ's "insertio
 OP_DEL = 2        # target base against a gap (target advances): LASTZ's "deletion"
 
 
+def concat_buffers(bufs: list) -> tuple[np.ndarray, np.ndarray]:
+    """Many strand buffers as one: (uint8 concatenation, int64 offsets), buffer s
+    being ``cat[offsets[s]:offsets[s + 1]]`` (the batched kernels' input)."""
+    qs = [np.ascontiguousarray(b, dtype=np.uint8) for b in bufs]
+    offsets = np.zeros(len(qs) + 1, np.int64)
+    np.cumsum([q.shape[0] for q in qs], out=offsets[1:])
+    return (np.concatenate(qs) if qs else np.zeros(0, np.uint8)), offsets
+
+
 @dataclass
 class Alignments:
     """Alignments of one query strand against the target, in output order."""

@@ -35,7 +35,7 @@ from ..errors import OptionsError
 from ..kernels import filtering as kfilt
 from ..kernels import hitproc as khit
 from ..kernels import seeding as kseed
-from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE
+from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE, concat_buffers
 from ..records import strand_length as _strand_length
 from .seeding import SeedIndex, parse_seed
 
@@ -503,10 +503,7 @@ def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,
     hp = processor if processor is not None else default_processor(gfextend, gapped)
     kthresh = math.floor(hspthresh)                # (as find_hsps)
     (ent_lo, ent_hi), care = _general_setup(spec, hp, kthresh, entropy)
-    qs = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
-    offsets = np.zeros(len(qs) + 1, np.int64)
-    np.cumsum([q.shape[0] for q in qs], out=offsets[1:])
-    qcat = np.concatenate(qs) if qs else np.zeros(0, np.uint8)
+    qcat, offsets = concat_buffers(queries)
     rows, counts, raw, shortfall = khit.search_strands_general(
         index.dir_, index.low, index.pos, index.low_bits,
         spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
@@ -518,6 +515,7 @@ def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,
     ends = np.cumsum(counts).tolist()
     none = (-1, -1)
     found = []
+    qs = [qcat[offsets[k]:offsets[k + 1]] for k in range(len(queries))]
     for k, (q, end, n, n_raw) in enumerate(zip(qs, ends, counts.tolist(), raw.tolist())):
         shortfall_k = shortfall[1:] if shortfall[0] == k else none
         found.append(_general_finish(rows[end - n:end], n_raw, shortfall_k, t, q, table, hp,

@@ -20,7 +20,7 @@ from ..kernels.gapped import (
     X_BEG1, X_BEG2, X_END1, X_END2, X_NOPS, X_SCORE, X_STRAND, extend_anchors, extend_strands,
 )
 from ..kernels.ydrop import pad_target
-from ..records import Alignments, Sequence
+from ..records import Alignments, Sequence, concat_buffers
 from ..scoring import ScoreSet
 
 BEST_POSSIBLE = 0x7FFFFFFF
@@ -253,10 +253,7 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
     buffer is ``qcat[qoff[s]:qoff[s + 1]]``), the back-end filters."""
     from .anchors import anchors_of_strands
     ydrop, gappedthresh = _whole_thresholds(ydrop, gappedthresh)
-    qs = [np.ascontiguousarray(q.chars, dtype=np.uint8) for q in queries]
-    qoff = np.zeros(len(qs) + 1, np.int64)
-    np.cumsum([q.shape[0] for q in qs], out=qoff[1:])
-    qcat = np.concatenate(qs)
+    qcat, qoff = concat_buffers([q.chars for q in queries])
     a1, a2, aoff = anchors_of_strands(hsp_sets, target.chars, qcat, qoff, scores.sub)
     lo1, hi1 = _partition_bounds(target, a1)
     rows, enc, st, trunc = extend_strands(
@@ -277,7 +274,7 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
         mask = keep(table, strand, qcat, qoff)
         if not mask.all():
             table, strand = table.subset(mask), strand[mask]
-    ns = len(qs)
+    ns = len(queries)
     rstart = np.searchsorted(strand, np.arange(ns + 1))
     tstart = np.searchsorted(trunc[:, 0], np.arange(ns + 1))
     ostart = table.ops_start

@@ -19,7 +19,7 @@ from fastz.kernels.ydrop import MODE_FULL, MODE_INSPECT, one_sided, padded, trac
 from fastz.scoring import build_scoreset
 
 SUB = build_scoreset().sub
-_scalar = rowvec._scalar
+_scalar = rowvec.scalar_row
 
 
 def outgoing_i(dg_in, d_in, best, Y, E, OE):

@@ -40,7 +40,7 @@ MAX_Y = 1 << 28             # larger y-drops put floors below NEG: the scalar sw
 MAX_SPAN = 1 << 27          # n * E + OE below this: no int32 lane value wraps (NEG lies
                             # 2^31 + NEG = 214,748,365 above the int32 minimum)
 
-_scalar = compile_cells(njit(cache=True, inline="always")).sweep_row
+scalar_row = compile_cells(njit(cache=True, inline="always")).sweep_row
 
 _NEG32 = np.int32(NEG)
 _Z8 = np.uint8(0)
@@ -159,6 +159,13 @@ def scratch(n):
     return np.empty((N_LANES, stride), np.int32), np.empty(stride, np.uint8)
 
 
+@njit(cache=True, inline="always")
+def vector_row(n, masked, trim, Y, E, OE):
+    """Whether a row of ``n`` cells goes through the passes (else ``sweep_row``)."""
+    return not (masked or not trim or n < MIN_CELLS or Y > MAX_Y or OE <= 0 or E < 0
+                or n * E + OE >= MAX_SPAN)
+
+
 @no_refcount
 def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M,
                   N, trim, boundary, tb, t0, tw, mk, masked, stamp, ws, wl):
@@ -169,9 +176,8 @@ def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, O
     per row, which in a row of a few hundred cells is not negligible (measured).
     """
     n = hi - col
-    if (masked or not trim or n < MIN_CELLS or Y > MAX_Y or OE <= 0 or E < 0
-            or n * E + OE >= MAX_SPAN):
-        return _scalar(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE,
+    if not vector_row(n, masked, trim, Y, E, OE):
+        return scalar_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE,
                        row, M, N, trim, boundary, tb, t0, tw, mk, masked, stamp)
     lo = col
     un = np.uint64(n)

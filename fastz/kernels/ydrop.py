@@ -31,9 +31,10 @@ from numba import njit
 from .bounds import ACT_FIELDS, NONE, active_update, lr_update
 from .dpcells import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG
 from .norefs import no_refcount
-# the row loop is dpcells.sweep_row (also compiled for the GPU); on the CPU its rows
-# run as SIMD-friendly passes with the same results (kernels.rowvec)
-from .rowvec import scratch, sweep_row_vec
+# the row loop is dpcells.sweep_row (also compiled for the GPU); on the CPU its long
+# rows run as SIMD-friendly passes with the same results (kernels.rowvec), its short
+# ones inline in the loop (a call passing two dozen arrays costs a short row ~13 %)
+from .rowvec import scalar_row, scratch, sweep_row_vec, vector_row
 
 MODE_FULL = 0
 MODE_INSPECT = 1
@@ -352,10 +353,16 @@ def _rows(sv, reverse, inspect, execute, a1, a2, M, N, sub, Y, E, OE, trim, tb_c
         tbase = stored - LY
         hi = RY if RY < clip else clip
         swept_from = LY
-        col, LY, np_col, i, best, end_col, at_b, boundary = sweep_row_vec(
-            cc, dd, 0, Bv, 0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE,
-            row, M, N, trim, boundary, tb, tbase, hi if store else 0, mk, nact > 0,
-            stamp, ws, wl)
+        if vector_row(hi - LY, nact > 0, trim, Y, E, OE):
+            col, LY, np_col, i, best, end_col, at_b, boundary = sweep_row_vec(
+                cc, dd, 0, Bv, 0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE,
+                row, M, N, trim, boundary, tb, tbase, hi if store else 0, mk, nact > 0,
+                stamp, ws, wl)
+        else:                          # (short rows: inlined, no call)
+            col, LY, np_col, i, best, end_col, at_b, boundary = scalar_row(
+                cc, dd, 0, Bv, 0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE,
+                row, M, N, trim, boundary, tb, tbase, hi if store else 0, mk, nact > 0,
+                stamp)
         if end_col >= 0:
             end1 = row
             end2 = end_col

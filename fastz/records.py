@@ -204,3 +204,8 @@ class StrandResult:
     alignments: Alignments
     stats: dict = field(default_factory=dict)
     text: str | None = None       # the strand's output, when a worker rendered it
+    count: int | None = None      # the alignments in ``text`` when their arrays stayed
+                                  # in the worker (``alignments`` is then empty)
+
+    def n_alignments(self) -> int:
+        return len(self.alignments) if self.count is None else self.count

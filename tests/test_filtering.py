@@ -467,7 +467,7 @@ data = sys.argv[1]
 found = 0
 for extra in ([], ["--nogfextend"], ["--exact=20"]):
     al = Aligner(parse_lastz_argv([data + "/pseudocat.fa", data + "/pseudopig.fa", *extra]))
-    found += sum(len(r.alignments) for r in al.results())
+    found += sum(r.n_alignments() for r in al.results())
 assert found > 0
 
 def arrays(ty):

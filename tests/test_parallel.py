@@ -44,14 +44,17 @@ def test_workers_give_lastz_output(pair, args):
 
 
 @pytest.mark.parametrize("fmt,apart", [
-    ("lav", True), ("maf", True), ("cigar", True),
-    ("axt", False), ("general", False), ("lav+text", False), ("sam", False)])
+    ("lav", True), ("maf", True), ("cigar", True), ("general", True),
+    ("general:name1,zstart1,end1,name2,strand2,identity", True), ("mapping", True),
+    ("general:name1,number,score", False), ("rdotplot", False),
+    ("axt", False), ("lav+text", False), ("sam", False)])
 def test_workers_format_strands_where_the_format_allows(fmt, apart):
-    """lav, maf and cigar text depends on its strand alone: the workers format it and
-    the parent only writes it; formats numbering or heading across strands (and
-    lav+text, which writes to stdout too) are formatted in the parent."""
+    """lav, maf, cigar and general text (but for numbered alignments and rdotplot's
+    names line) depends on its strand alone: the workers format it and the parent
+    only writes it, and the alignments' arrays stay in the worker (their count comes
+    back); formats numbering or heading across strands (and lav+text, which writes to
+    stdout too) are formatted in the parent, from the arrays."""
     from fastz.pipeline.parallel import parallel_results
-    from fastz.records import StrandResult
     cwd = os.getcwd()
     os.chdir(PAIRS / "mers_ref_vs_46isolates")
     try:
@@ -60,15 +63,20 @@ def test_workers_format_strands_where_the_format_allows(fmt, apart):
         for q in itertools.islice(iter_queries(al.opts.query, al.opts), 2):
             units += [(q, "+"), (reverse_complement_sequence(q), "-")]
         got = list(parallel_results(al, iter(units), 2))
+        plain = al.strands(units)
         assert [(r.query.name, r.strand) for r in got] == [(q.name, s) for q, s in units]
-        assert sum(len(r.alignments) for r in got) > 0
+        assert sum(r.n_alignments() for r in got) > 0
         writer = al.strand_renderer()
         assert (writer is not None) == apart
-        for r in got:
+        for r, p in zip(got, plain):
+            assert r.n_alignments() == len(p.alignments)
             assert (r.text is not None) == apart
             if apart:
-                plain = StrandResult(r.query, r.strand, r.alignments, dict(r.stats))
-                assert r.text == writer.render(plain)
+                assert len(r.alignments) == 0
+                assert r.text == writer.render(p)
+            else:
+                assert r.alignments.beg1.tolist() == p.alignments.beg1.tolist()
+                assert r.alignments.ops.tolist() == p.alignments.ops.tolist()
     finally:
         os.chdir(cwd)
 
@@ -229,9 +237,12 @@ def test_per_query_modes_use_the_worker_pool(monkeypatch):
         for workers in (1, 2):
             al = Aligner(Options.from_argv(["target.fa", "query.fa", "--queryhspbest=2",
                                             f"--workers={workers}"]))
-            runs.append([(r.query.name, r.strand, _alignment_tuple(r.alignments))
-                         for r in al.results()])
+            # (lav: the workers render the strands, the arrays stay with them)
+            render = al.strand_renderer().render
+            runs.append([(r.query.name, r.strand, r.n_alignments(),
+                          r.text if workers > 1 else render(r)) for r in al.results()])
         assert used == [True]
+        assert sum(n for _, _, n, _ in runs[0]) > 0
         assert runs[0] == runs[1] and len(runs[0]) == 92
     finally:
         os.chdir(cwd)
@@ -247,8 +258,9 @@ def test_a_lone_strand_searches_its_seeds_in_parts(monkeypatch):
     try:
         runs, parts = [], []
         for workers in (1, 2):
+            # (axt: formatted in the parent, so the arrays come back from the worker)
             al = Aligner(Options.from_argv(["target.fa", "query.fa", "--strand=plus",
-                                            f"--workers={workers}"]))
+                                            "--format=axt", f"--workers={workers}"]))
             runs.append([(r.query.name, r.strand, _alignment_tuple(r.alignments))
                          for r in al.results()])
             parts.append(al.stats.get("seed_parts"))

@@ -196,6 +196,11 @@ class GeneralWriter(Writer):
         if "K" in self.fields:      # fastz reads no base-call qualities
             raise InputError(f"{self.target.filename} has no base-call qualities "
                              "(required for --format=general:quals1)")
+        # a line depends on its strand alone (workers may render it) but for the
+        # run's alignment numbers, namehdr's names line and the errors of quals2
+        # and of HSP lines on a reversed target, which the parent raises in turn
+        self.strands_apart = (not set(self.fields) & set("[]q")
+                              and self.spec.variant != "namehdr" and not self.tinfo.rev)
 
     def write(self, result) -> None:
         if "q" in self.fields:

@@ -716,7 +716,7 @@ def _align(aligner: Aligner, out) -> None:
                     aligner.depth_warned = True
                 writer.write(res)
                 progress.update(res.query.name, res.strand, len(res.query),
-                                len(res.alignments))
+                                res.n_alignments())
     finally:
         progress.close()
     finish_masking(aligner, writer)     # m stanza, --census, --outputmasking (issue 6)

@@ -107,7 +107,7 @@ def _align_units(units, threads: int):
             # formatting is a tenth of a strand's work in default mode: done here, in
             # parallel, it is not a serial tail in the parent
             text = _RENDER.render(res) if _RENDER is not None else None
-            out.append((_shipped(res.alignments), res.stats, text))
+            out.append((_shipped(res.alignments, text), res.stats, text))
     finally:
         with _BUSY.get_lock():
             _BUSY.value -= 1
@@ -115,14 +115,25 @@ def _align_units(units, threads: int):
     return out, stats
 
 
-def _shipped(alns: Alignments) -> Alignments | str:
-    """What a worker sends back for a strand's alignments: none (most reads' strands)
-    travel as their kind alone, which ``_received`` turns back into empty arrays."""
+def _shipped(alns: Alignments, text: str | None):
+    """What a worker sends back for a strand's alignments: their arrays, or where none
+    are needed their kind alone (most reads' strands have none) or with their number
+    (the strand's text is rendered: pickling the arrays cost as much as the reads'
+    extension), which ``_result`` turns back into empty arrays and a count."""
+    if text is not None:
+        return alns.kind, len(alns)
     return alns if len(alns) else alns.kind
 
 
-def _received(alns: Alignments | str) -> Alignments:
-    return Alignments.empty(alns) if isinstance(alns, str) else alns
+def _result(query: Sequence, strand: str, shipped, stats: dict, text: str | None):
+    """A strand's result, from what its worker sent (``_shipped``)."""
+    count = None
+    if isinstance(shipped, str):
+        shipped = Alignments.empty(shipped)
+    elif not isinstance(shipped, Alignments):
+        kind, count = shipped
+        shipped = Alignments.empty(kind)
+    return StrandResult(query, strand, shipped, stats, text, count)
 
 
 def _merge_stats(into: dict, more: dict) -> None:
@@ -140,17 +151,19 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
             for batch in batches(units, lambda unit: len(unit[0])))
     for batch, (out, stats) in _pooled(aligner, jobs, workers):
         _merge_stats(aligner.stats, stats)
-        for (query, strand), (alns, extra, text) in zip(batch, out):
-            yield StrandResult(query, strand, _received(alns), extra, text)
+        for (query, strand), (shipped, extra, text) in zip(batch, out):
+            yield _result(query, strand, shipped, extra, text)
 
 
 def _query_units(work, queries):
     out = []
     for strands, bufs, sid in queries:
         res, notes = work(_ALIGNER, strands, bufs, sid)
-        out.append(([(r.strand, _shipped(r.alignments), r.stats,
-                      _RENDER.render(r) if _RENDER is not None else None) for r in res],
-                    notes))
+        parts = []
+        for r in res:                  # (may be a generator)
+            text = _RENDER.render(r) if _RENDER is not None else None
+            parts.append((r.strand, _shipped(r.alignments, text), r.stats, text))
+        out.append((parts, notes))
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
     return out, stats
 
@@ -165,8 +178,8 @@ def parallel_queries(aligner, work, queries, workers: int):
     for batch, (out, stats) in _pooled(aligner, jobs, workers):
         _merge_stats(aligner.stats, stats)
         for (_strands, bufs, _sid), (parts, notes) in zip(batch, out):
-            yield [StrandResult(bufs[s], s, _received(alns), extra, text)
-                   for s, alns, extra, text in parts], notes
+            yield [_result(bufs[s], s, shipped, extra, text)
+                   for s, shipped, extra, text in parts], notes
 
 
 def _pooled(aligner, jobs, workers: int):

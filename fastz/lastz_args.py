@@ -605,6 +605,10 @@ class _Parser:
                 if arg.startswith(p[:-1]) if p.endswith("*") else arg == p:
                     if key == "debug":
                         self.extra.setdefault("debug", []).append(arg)
+                    elif key == "verbosity":            # (v=1 is everything)
+                        self.extra[key] = (0 if arg.startswith("v=0") else
+                                           10 if arg.startswith("v=1") else
+                                           min(max(string_to_int(arg[12:]), 0), 10))
                     elif key == "queryhsplimit_keep":   # one limit, the last word wins
                         self.extra["queryhsplimit"] = PLUS_FORM + arg.split("=", 1)[1]
                     elif key in ("anyornone", "limitperquery"):

@@ -55,6 +55,7 @@ class ChoreWindow:
     q_lo: int
     q_hi: int
     tag: str                      # id=<tag> ("" without one)
+    strand: str = ""              # the chore's strand: "+", "-" or "" (both)
 
     @property
     def bounds(self) -> tuple[int, int, int, int]:

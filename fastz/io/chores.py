@@ -215,7 +215,8 @@ def chore_windows(chore: Chore, target: Sequence, query: Sequence,
     first): LASTZ resolves the query interval on the plus strand for the first stage
     (whichever strand ``--strand`` makes it) and on the minus strand for the second."""
     t_lo, t_hi = target_interval(chore, target)
-    return [ChoreWindow(t_lo, t_hi, *query_interval(chore, query, minus=k == 1), chore.tag)
+    return [ChoreWindow(t_lo, t_hi, *query_interval(chore, query, minus=k == 1), chore.tag,
+                        chore.strand)
             for k in range(stages)]
 
 

@@ -119,6 +119,9 @@ class Aligner:
         self.hitproc = hit_processor(self.opts)     # --twins, --filter, --exact, ...
         from ..kernels.device import select_backend
         self.backend = select_backend(self.opts.backend, self.opts.quiet)
+        verbosity = (self.opts.extra or {}).get("verbosity", 0)
+        if verbosity >= 5 and capsule is None:
+            sys.stderr.write(f'opening "{self.opts.target}"\n')
         self.target = capsule.target if capsule else load_target(self.opts.target, self.opts)
         if self.opts.hspthresh_top or self.opts.gappedthresh_top:
             # top<p>% thresholds become base counts once the target length is known
@@ -129,6 +132,14 @@ class Aligner:
                 # HSP threshold is adaptive too; otherwise its first strand fails so
                 raise OptionsError("gapped_extend can't handle score threshold "
                                    f"{self.opts.gappedthresh_top}")
+        if verbosity >= 5 and not {"tableonly", "writecapsule"} & set(self.opts.extra or ()):
+            q = self.opts.query
+            sys.stderr.write(f'opening "{q}"\n' if q is not None else
+                             "opening unnamed query file\n")
+        if verbosity >= 1 and self.opts.segments_file is None:
+            sys.stderr.write(f"linking to position table in {opts.extra['targetcapsule']}\n"
+                             if capsule is not None else
+                             f"building position table for {self.target.filename}\n")
         self.index = None
         if capsule is not None:
             self.index = SeedIndex(parse_seed(capsule.seed, capsule.word), capsule.step,
@@ -508,7 +519,9 @@ class Aligner:
         for results, notes in outcomes:
             if replay is not None:
                 replay(self, notes)
-            yield from results
+            for k, res in enumerate(results):
+                res.stats["query_first"] = k == 0       # (for --verbosity's lines)
+                yield res
 
     def queries(self) -> Iterator[Sequence]:
         """The query sequences in file order (``--progress`` reports as each loads)."""
@@ -634,6 +647,29 @@ def _query_filename(opts: Options) -> str:
     return parse_specifier(opts.query).path
 
 
+def _searching(opts: Options, res: StrandResult, first: bool | None) -> str:
+    """--verbosity: LASTZ's line(s) as a strand's search starts.  LASTZ says the
+    first stage of each query (or chore), even a chore's skipped '+' stage, and the
+    second stage with --strand=both.  (A chore none of whose strands runs has no
+    result here, so its line is not said.)  ``first``: None, or whether ``res`` is
+    its query's first result where a query is the unit of work."""
+    name = _query_filename(opts)
+    strands = _strands(opts)
+    chore = res.query.chore
+    if first is not None:
+        # a query is the unit (Aligner.by_query): LASTZ searches its strands before
+        # it finishes either, so both lines come with its first result (a query
+        # --queryhsplimit drops has no result: its lines are not said)
+        return "".join(f"searching for matches in {name}{', (reverse strand)' * (s == '-')}\n"
+                       for s in strands) if first else ""
+    lines = ""
+    if res.strand == strands[0] or (chore is not None and chore.strand == "-"):
+        lines = f"searching for matches in {name}{', (reverse strand)' * (strands == ['-'])}\n"
+    if res.strand == "-" and len(strands) == 2:
+        lines += f"searching for matches in {name}, (reverse strand)\n"
+    return lines
+
+
 def _warn_depth(res: StrandResult, max_paired: int, keep: bool, first: bool) -> None:
     """LASTZ's stderr lines for a query strand over the --querydepth limit."""
     q = res.query
@@ -695,6 +731,7 @@ def _align(aligner: Aligner, out) -> None:
     writer = make_writer(o, aligner.scores, aligner.target, _query_filename(o), out)
     writer.header()
     progress = Progress(not o.quiet and aligner.progress is None)
+    verbose = (o.extra or {}).get("verbosity", 0) >= 1
     try:
         if first is not None:
             for res in itertools.chain([first], results):
@@ -704,6 +741,9 @@ def _align(aligner: Aligner, out) -> None:
                 said = res.stats.pop("stderr", None)
                 if said:
                     sys.stderr.write(said)
+                query_first = res.stats.pop("query_first", None)
+                if verbose:
+                    sys.stderr.write(_searching(o, res, query_first))
                 shortfall = res.stats.pop("shortfall", None)
                 if shortfall is not None:
                     say_shortfall(*shortfall)

@@ -92,3 +92,26 @@ def test_verbosity_must_be_an_integer(work):
     lz, fz = _both(["mito_target.fa", "mito_query.fa", "--verbosity=abc"], work)
     assert lz.returncode != 0 and fz.returncode != 0
     assert fz.stderr == b'fastz: "abc" is not an integer\n'
+
+
+def test_reading_says_its_lines_in_order_in_workers(work, shared_pairs):
+    """With worker processes the parent reads the units ahead of the output; what
+    reading one says (an empty sequence's warning) still comes with its strand, after
+    the earlier strands' --verbosity lines, as lastz says it."""
+    from readsim import first_record, simulate_reads
+    reads = simulate_reads(first_record(shared_pairs / "ecoli_K12_vs_salmonella_LT2" /
+                                        "target.fa"), 800, 150)
+    cut = reads.index(">read400\n")
+    (work / "reads.fa").write_text(reads[:cut] + ">empty\n\n" + reads[cut:])
+    (work / "ecoli.fa").write_bytes(
+        (shared_pairs / "ecoli_K12_vs_salmonella_LT2" / "target.fa").read_bytes())
+    words = ["ecoli.fa", "reads.fa", "--verbosity=1", "--format=general", "--step=10",
+             "--seed=match12", "--notransition", "--exact=20", "--noytrim", "--match=1,5"]
+    lz = run_program("lastz", words, work)
+    fz = run_program("fastz", [*words, "--workers=2"], work)
+    assert lz.returncode == fz.returncode == 0
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert fz.stderr == lz.stderr
+    assert fz.stderr.count(b"\n") == 1 + 2 * 800 + 2
+    assert fz.stderr.index(b"WARNING. reads.fa contains an empty sequence") > \
+        fz.stderr.index(b"searching for matches in reads.fa") + 700 * 40

@@ -424,49 +424,47 @@ class Aligner:
                                      else set(parts.length.tolist()))
         return len(query) not in self._trivial_lengths
 
-    def _in_batches(self, units) -> Iterator[StrandResult]:
-        """``strand`` of each unit, in order; batched (``strands``) where allowed.  With
-        dynamic masking (never batched) each strand is aligned only once the strand
-        before it has been written, as the masking needs.
+    def _in_batches(self, items, held) -> Iterator[StrandResult]:
+        """``strand`` of each unit, in order, from (unit, what reading it said) pairs
+        (``_saying``); batched (``strands``) where allowed.  With dynamic masking
+        (never batched) each strand is aligned only once the strand before it has
+        been written, as the masking needs.
 
         A batch's queries are read before its first strand is written, so what reading
         one says on stderr (``--progress``, an empty sequence) is held with its first
         strand and said when that strand is written, after the earlier strands'
         truncation reports, as one strand at a time would say it."""
-        if not self.batch_search:
-            for buf, strand in units:
-                yield self.strand(buf, strand)
-            return
-        import contextlib
-        import io
+        try:
+            if not self.batch_search:
+                for (buf, strand), said in items:
+                    yield _said(self.strand(buf, strand), said)
+            else:
+                from .parallel import batches
+                for batch in batches(items, lambda item: len(item[0][0])):
+                    results = self.strands([unit for unit, _ in batch])
+                    for (_, said), res in zip(batch, results):
+                        yield _said(res, said)
+        finally:
+            sys.stderr.write(held[0])
 
-        from .parallel import batches
-        held = [""]
+    def _in_workers(self, items, workers: int, held) -> Iterator[StrandResult]:
+        """``_in_batches`` in worker processes (``parallel.parallel_results``): the
+        parent reads the units ahead, and what reading one said comes with its result."""
+        from collections import deque
 
-        def read_saying(units):
-            it = iter(units)
-            while True:
-                said = io.StringIO()
-                try:
-                    with contextlib.redirect_stderr(said):
-                        unit = next(it)
-                except StopIteration:
-                    return
-                except Exception:
-                    held[0] = said.getvalue()   # (said after the batch read before it)
-                    raise
-                yield unit, said.getvalue()
+        from .parallel import parallel_results
+        saids: deque = deque()
+
+        def units():
+            for unit, said in items:
+                saids.append(said)
+                yield unit
 
         try:
-            for batch in batches(read_saying(units), lambda item: len(item[0][0])):
-                results = self.strands([unit for unit, _ in batch])
-                for (_, said), res in zip(batch, results):
-                    if said:
-                        res.stats["stderr"] = said
-                    yield res
-        except Exception:
+            for res in parallel_results(self, units(), workers):
+                yield _said(res, saids.popleft())
+        finally:
             sys.stderr.write(held[0])
-            raise
 
     # below this many target x query bases (seed-hit anchors excepted) a run takes
     # well under a second: not worth forking workers for
@@ -560,7 +558,7 @@ class Aligner:
         return iter_chores(self.opts.query, self.opts, self.chores, on_chore=report)
 
     def _results(self) -> Iterator[StrandResult]:
-        from .parallel import parallel_results, resolve_workers
+        from .parallel import resolve_workers
 
         def units():
             for strands, bufs, _ in self.query_strands():
@@ -598,18 +596,48 @@ class Aligner:
                                      replay=partial(hsp_limit_warnings, limit, warn))
         elif workers > 1:
             first = _strands(self.opts)[0]
-            ahead, rest = self._read_ahead(units(), lambda u: len(u[0]) if u[1] == first else 0)
+            held = [""]
+            ahead, rest = self._read_ahead(
+                _saying(units(), held), lambda item: len(item[0][0]) if item[0][1] == first else 0)
             if rest is None:
                 # the whole input is tiny: starting worker processes costs more
                 # than the alignment itself
-                yield from self._in_batches(ahead)
+                yield from self._in_batches(ahead, held)
             else:
-                yield from parallel_results(
-                    self, itertools.chain(ahead, rest or ()), workers)
+                yield from self._in_workers(itertools.chain(ahead, rest), workers, held)
         else:
-            yield from self._in_batches(units())
+            held = [""]
+            yield from self._in_batches(_saying(units(), held), held)
         if self.segments is not None:
             self.segments.finish()
+
+
+def _saying(units, held):
+    """(unit, what reading it wrote to stderr) for each unit of ``units``.  What
+    reading said after the last unit (empty queries at the end of the file) or before
+    it failed goes to ``held[0]``: the consumer says it after the strands read before
+    it (and before the error)."""
+    import contextlib
+    import io
+    it = iter(units)
+    while True:
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(said):
+                unit = next(it)
+        except StopIteration:
+            held[0] = said.getvalue()
+            return
+        except BaseException:
+            held[0] = said.getvalue()
+            raise
+        yield unit, said.getvalue()
+
+
+def _said(res: StrandResult, said: str) -> StrandResult:
+    if said:
+        res.stats["stderr"] = said
+    return res
 
 
 def _check_inputs(aligner: Aligner) -> None:

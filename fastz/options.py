@@ -434,8 +434,8 @@ class Options:
         if "outputmasking" in x and self.masking == 0:
             raise OptionsError("--outputmasking requires --masking")
         if x.get("census") is True and self.format not in ("lav", "lav+", "lav+text", "lavscore"):
-            raise OptionsError(f"--census with --format={self.format.upper()} requires "
-                               "--census=<file>")
+            raise OptionsError(f"--census with --format={lastz_format_name(self.format)} "
+                               "requires --census=<file>")
         if x.get("rawhits") and self.gfextend:
             raise OptionsError("--rawhits can't be used with --gfextend")
         if any(k in x for k in ("infer", "inferonly", "infscores")):
@@ -477,6 +477,22 @@ class Options:
 #: How ``extra["queryhsplimit"]`` marks the ``--queryhsplimit+=`` spelling (a NUL: no
 #: command-line word holds one, so ``--queryhsplimit=+5`` stays a plain limit of 5)
 PLUS_FORM = "\0"
+
+
+#: the name LASTZ's messages give a format: its ``formatNames`` entry for the format,
+#: a table that in 1.04.22 has fallen out of step with the formats after blastn-
+#: (``--format=text`` is called "comp"), and whose holes print as "(null)"
+_LASTZ_FORMAT_NAMES = {
+    "gfa": "GFA", "lav": "LAV", "lavscore": "LAVSCORE", "axt": "AXT", "maf": "MAF",
+    "sam": "hardsam", "sam-": "hardsam-", "softsam": "sam", "softsam-": "sam-",
+    "mapping": "general", "segments": "general", "rdotplot": "(null)",
+    "rdotplot+score": "(null)", "none": "(null)", "paf": "ztext", "paf:minimap2": "ztext",
+    "paf:wfmash": "text", "text": "comp", "ztext": "diffs", "differences": "infstats",
+}
+
+
+def lastz_format_name(fmt: str) -> str:
+    return _LASTZ_FORMAT_NAMES.get(fmt, fmt)
 
 
 def query_hsp_limit(extra: dict) -> tuple[int, bool, bool] | None:

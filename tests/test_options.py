@@ -342,6 +342,10 @@ BAD_COMBOS = [
     "--segments=s --hspthresh=5", "--seed=1111111111111111111111111111111111",
     "--foo", "q.fa extra.fa", "--filter=2,30", "--filter=25", "--rawhits", "--ball=5",
     "--outputmasking=m.txt", "--census --format=axt", "--readgroup=ID:x",
+    # (LASTZ names the format from a table out of step with its formats)
+    "--census --format=general", "--census --format=mapping", "--census --format=sam",
+    "--census --format=softsam-", "--census --format=text", "--census --format=PAF",
+    "--census --format=paf:wfmash", "--census --format=rdotplot", "--census --format=maf+",
     "--format=rdotplot --rdotplot=x", "--format=general:diff;:x--X", "--filter=nmatch:x%",
     "--identity=90...100", "--seed=1111111111111111111111111111111", "--51mismatch=60",
     "--2mismatch=1", "--seed=match(12x",

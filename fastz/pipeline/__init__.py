@@ -675,13 +675,13 @@ def _query_filename(opts: Options) -> str:
     return parse_specifier(opts.query).path
 
 
-def _searching(opts: Options, res: StrandResult, first: bool | None) -> str:
+def _searching(opts: Options, name: str, res: StrandResult, first: bool | None) -> str:
     """--verbosity: LASTZ's line(s) as a strand's search starts.  LASTZ says the
     first stage of each query (or chore), even a chore's skipped '+' stage, and the
     second stage with --strand=both.  (A chore none of whose strands runs has no
     result here, so its line is not said.)  ``first``: None, or whether ``res`` is
-    its query's first result where a query is the unit of work."""
-    name = _query_filename(opts)
+    its query's first result where a query is the unit of work; ``name``: the query
+    file's name."""
     strands = _strands(opts)
     chore = res.query.chore
     if first is not None:
@@ -756,7 +756,8 @@ def _align(aligner: Aligner, out) -> None:
     # read and check the first query strand before any byte of output is written
     first = next(results, None)
     _show_seed_table(aligner, index, out)
-    writer = make_writer(o, aligner.scores, aligner.target, _query_filename(o), out)
+    query_file = _query_filename(o)
+    writer = make_writer(o, aligner.scores, aligner.target, query_file, out)
     writer.header()
     progress = Progress(not o.quiet and aligner.progress is None)
     verbose = (o.extra or {}).get("verbosity", 0) >= 1
@@ -771,7 +772,7 @@ def _align(aligner: Aligner, out) -> None:
                     sys.stderr.write(said)
                 query_first = res.stats.pop("query_first", None)
                 if verbose:
-                    sys.stderr.write(_searching(o, res, query_first))
+                    sys.stderr.write(_searching(o, query_file, res, query_first))
                 shortfall = res.stats.pop("shortfall", None)
                 if shortfall is not None:
                     say_shortfall(*shortfall)

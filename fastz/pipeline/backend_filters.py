@@ -35,15 +35,17 @@ def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
     Identity, coverage, nmatch and nmismatch are tested on the whole table at once;
     continuity and the gap counts, per alignment of what passed those."""
     gapped = alns.kind == "gapped"
+    each = gapped and per_alignment(opts)
     want_con = gapped and (opts.continuity_min is not None or opts.continuity_max is not None)
     want_ngap = gapped and opts.filter_ngap is not None
     want_cgap = gapped and opts.filter_cgap is not None
-    if not len(alns) or not (_table_filters(opts) or want_con or want_ngap or want_cgap):
+    if not len(alns) or not (_table_filters(opts) or each):
         return alns
     keep = np.ones(len(alns), bool)
     _table_keep(keep, alns, target, query.chars, None,
-                SeqInfo(query, query.revcomp, "seq2").true_lengths(alns.beg2), opts)
-    if want_con or want_ngap or want_cgap:
+                SeqInfo(query, query.revcomp, "seq2").true_lengths(alns.beg2)
+                if _wants_coverage(opts) else None, opts)
+    if each:
         idx = np.flatnonzero(keep)
         every = views(alns, target.chars, query.chars, not gapped)
         vs = [every[k] for k in idx.tolist()]
@@ -72,34 +74,46 @@ def strands_mask(alns: Alignments, strand: np.ndarray, qcat: np.ndarray, qoff: n
     ``qcat[qoff[s]:qoff[s + 1]]``), as a mask; not where ``per_alignment``."""
     keep = np.ones(len(alns), bool)
     if len(alns) and _table_filters(opts):
-        len2 = np.array([whole_true_length(q) for q in queries], np.int64)[strand]
+        len2 = (np.array([whole_true_length(q) for q in queries], np.int64)[strand]
+                if _wants_coverage(opts) else None)
         _table_keep(keep, alns, target, qcat, qoff[strand], len2, opts)
     return keep
 
 
+def _wants_identity(opts: Options) -> bool:
+    return opts.identity_min is not None or opts.identity_max is not None
+
+
+def _wants_counts(opts: Options) -> bool:
+    """Whether a filter needs each alignment's match and pair counts."""
+    return (_wants_identity(opts) or opts.filter_nmatch is not None
+            or opts.filter_nmismatch is not None)
+
+
+def _wants_coverage(opts: Options) -> bool:
+    return opts.coverage_min is not None or opts.coverage_max is not None
+
+
 def _table_filters(opts: Options) -> bool:
-    return (opts.identity_min is not None or opts.identity_max is not None
-            or opts.coverage_min is not None or opts.coverage_max is not None
-            or opts.filter_nmatch is not None or opts.filter_nmismatch is not None)
+    return _wants_counts(opts) or _wants_coverage(opts)
 
 
 def _table_keep(keep: np.ndarray, alns: Alignments, target: Sequence, q: np.ndarray,
-                qshift: np.ndarray | None, len2: np.ndarray, opts: Options) -> None:
+                qshift: np.ndarray | None, len2: np.ndarray | None, opts: Options) -> None:
     """Clear ``keep`` where identity, coverage, nmatch or nmismatch fails; alignment
     k's query starts at ``q[beg2[k] + qshift[k]]`` and its query's true length is
-    ``len2[k]``."""
-    if (opts.identity_min is not None or opts.identity_max is not None
-            or opts.filter_nmatch is not None or opts.filter_nmismatch is not None):
+    ``len2[k]`` (given where coverage is filtered)."""
+    if _wants_counts(opts):
         beg2 = alns.beg2 if qshift is None else alns.beg2 + qshift
         m, d = identity_counts_all(alns.ops, alns.ops_start, alns.beg1, beg2,
                                    target.chars, q, BITS)
-        if opts.identity_min is not None or opts.identity_max is not None:
+        if _wants_identity(opts):
             keep &= _ratios_ok(m, d, opts.identity_min, opts.identity_max, True)
         if opts.filter_nmatch is not None:
             keep &= (d != 0) & (m >= opts.filter_nmatch)
         if opts.filter_nmismatch is not None:
             keep &= (d != 0) & (d - m <= opts.filter_nmismatch)
-    if opts.coverage_min is not None or opts.coverage_max is not None:
+    if _wants_coverage(opts):
         # LASTZ's alignment_coverage: the span over the shorter sequence's true length
         len1 = SeqInfo(target, target.revcomp, "seq1").true_lengths(alns.beg1)
         first = len1 < len2

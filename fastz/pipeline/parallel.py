@@ -106,8 +106,7 @@ def _align_units(units, threads: int):
         for res in _ALIGNER.strands(units, threads):
             # formatting is a tenth of a strand's work in default mode: done here, in
             # parallel, it is not a serial tail in the parent
-            text = _RENDER.render(res) if _RENDER is not None else None
-            out.append((_shipped(res.alignments, text), res.stats, text))
+            out.append(_sent(res))
     finally:
         with _BUSY.get_lock():
             _BUSY.value -= 1
@@ -115,25 +114,24 @@ def _align_units(units, threads: int):
     return out, stats
 
 
-def _shipped(alns: Alignments, text: str | None):
-    """What a worker sends back for a strand's alignments: their arrays, or where none
-    are needed their kind alone (most reads' strands have none) or with their number
-    (the strand's text is rendered: pickling the arrays cost as much as the reads'
-    extension), which ``_result`` turns back into empty arrays and a count."""
-    if text is not None:
-        return alns.kind, len(alns)
-    return alns if len(alns) else alns.kind
+def _sent(res: StrandResult) -> tuple:
+    """What a worker sends back for a strand: (alignments, stats, text).  The text is
+    rendered here where the format allows (``_RENDER``); the alignments travel as
+    their arrays only when the parent formats them, else as (kind, count): most
+    reads' strands have none, and pickling a rendered batch's arrays cost as much as
+    its extension.  ``_result`` turns it back into a StrandResult."""
+    text = _RENDER.render(res) if _RENDER is not None else None
+    alns = res.alignments
+    shipped = alns if text is None and len(alns) else (alns.kind, len(alns))
+    return shipped, res.stats, text
 
 
 def _result(query: Sequence, strand: str, shipped, stats: dict, text: str | None):
-    """A strand's result, from what its worker sent (``_shipped``)."""
-    count = None
-    if isinstance(shipped, str):
-        shipped = Alignments.empty(shipped)
-    elif not isinstance(shipped, Alignments):
-        kind, count = shipped
-        shipped = Alignments.empty(kind)
-    return StrandResult(query, strand, shipped, stats, text, count)
+    """A strand's result, from what its worker sent (``_sent``)."""
+    if isinstance(shipped, Alignments):
+        return StrandResult(query, strand, shipped, stats, text)
+    kind, count = shipped
+    return StrandResult(query, strand, Alignments.empty(kind), stats, text, count)
 
 
 def _merge_stats(into: dict, more: dict) -> None:
@@ -159,11 +157,7 @@ def _query_units(work, queries):
     out = []
     for strands, bufs, sid in queries:
         res, notes = work(_ALIGNER, strands, bufs, sid)
-        parts = []
-        for r in res:                  # (may be a generator)
-            text = _RENDER.render(r) if _RENDER is not None else None
-            parts.append((r.strand, _shipped(r.alignments, text), r.stats, text))
-        out.append((parts, notes))
+        out.append(([(r.strand, *_sent(r)) for r in res], notes))
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
     return out, stats
 

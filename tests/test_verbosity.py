@@ -64,10 +64,29 @@ def _same(words, cwd: Path, stdin: bytes | None = None) -> bytes:
     (["mers_target.fa", "mers5.fa", "--verbosity=1", "--anyornone", "--format=general"], 11),
     (["mers_target.fa", "mers5.fa", "--verbosity=1", "--chores=chores.txt",
       "--format=general"], 6),
+    # a chore none of whose strands runs still says its search
+    (["mers_target.fa", "mers5.fa", "--verbosity=1", "--chores=chores.txt",
+      "--strand=plus", "--format=general"], 4),
+    (["mers_target.fa", "mers5.fa", "--verbosity=1", "--chores=chores.txt",
+      "--strand=minus", "--format=general"], 4),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
 def test_verbosity_lines_are_lastzs(words, lines, work):
     said = _same(words, work)
     assert said.count(b"\n") == lines
+
+
+@pytest.mark.parametrize("limit", [
+    ["--queryhsplimit=3"],                       # a query dropped after its + search
+    ["--queryhsplimit+=warn:3"],                 # kept: its - strand still searched
+    ["--anyornone", "--queryhsplimit=warn:1"],   # HSP-immediate, searches stopped
+    ["--stopafter=2", "--nogapped", "--queryhsplimit=2"],
+], ids=" ".join)
+def test_each_search_is_said_before_its_limit_warning(limit, work):
+    """Where --queryhsplimit stops a search, lastz says the search, then its warning,
+    then the next search; a query the limit drops still says the searches it made."""
+    said = _same(["mers_target.fa", "mers5.fa", "--verbosity=1", *limit,
+                  "--format=general:score,name2"], work)
+    assert b"searching for matches in mers5.fa\nWARNING. Query" in said
 
 
 def test_verbosity_of_a_query_on_stdin(work):

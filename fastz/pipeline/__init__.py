@@ -500,7 +500,9 @@ class Aligner:
         """Every query strand's result where a query is the unit of work (its strands
         depend on each other): ``work(aligner, strands, bufs, sid) -> (results, notes)``
         runs per query, here or in worker processes; ``replay(aligner, notes)`` then
-        turns its notes into stderr lines and counts here, in query order.  ``results``
+        turns its notes into stderr lines and counts here, in query order (with a
+        replay, the notes also say which strands were searched, dropped queries' too,
+        and the replay says their --verbosity lines).  ``results``
         may be a generator, consumed as the strands are written (--masking changes the
         target between a query's strands; it runs with one worker)."""
         from .parallel import parallel_queries
@@ -518,8 +520,20 @@ class Aligner:
             if replay is not None:
                 replay(self, notes)
             for k, res in enumerate(results):
-                res.stats["query_first"] = k == 0       # (for --verbosity's lines)
+                # (for --verbosity's lines, unless the replay said them)
+                res.stats["query_first"] = k == 0 and replay is None
                 yield res
+
+    @functools.cached_property
+    def query_file(self) -> str:
+        """The query file's name as LASTZ's stderr lines give it."""
+        return _query_filename(self.opts)
+
+    def say_search(self, strand: str) -> None:
+        """--verbosity: LASTZ's line as a query strand's search starts (for the modes
+        whose replay speaks for the query: ``Aligner.by_query``)."""
+        if (self.opts.extra or {}).get("verbosity", 0) >= 1:
+            sys.stderr.write(_search_line(self.query_file, strand))
 
     def queries(self) -> Iterator[Sequence]:
         """The query sequences in file order (``--progress`` reports as each loads)."""
@@ -541,6 +555,10 @@ class Aligner:
                 windows = dict(zip(strands, chore_windows(chore, self.target, query,
                                                           len(strands))))
                 kept = [s for k, s in enumerate(strands) if chore.strand in ("", "+-"[k])]
+                if not kept:
+                    # LASTZ still says its first stage's search; this goes out with
+                    # the next strand, as what reading says does (_saying)
+                    self.say_search(strands[0])
             bufs = {s: (query if s == "+" else reverse_complement_sequence(query))
                     for s in kept}
             if chore is not None:
@@ -675,26 +693,29 @@ def _query_filename(opts: Options) -> str:
     return parse_specifier(opts.query).path
 
 
+def _search_line(name: str, strand: str) -> str:
+    return f"searching for matches in {name}{', (reverse strand)' * (strand == '-')}\n"
+
+
 def _searching(opts: Options, name: str, res: StrandResult, first: bool | None) -> str:
     """--verbosity: LASTZ's line(s) as a strand's search starts.  LASTZ says the
     first stage of each query (or chore), even a chore's skipped '+' stage, and the
     second stage with --strand=both.  (A chore none of whose strands runs has no
-    result here, so its line is not said.)  ``first``: None, or whether ``res`` is
+    result: its line is said as it is read, ``Aligner.query_strands``.)  ``first``: None, or whether ``res`` is
     its query's first result where a query is the unit of work; ``name``: the query
     file's name."""
     strands = _strands(opts)
     chore = res.query.chore
     if first is not None:
         # a query is the unit (Aligner.by_query): LASTZ searches its strands before
-        # it finishes either, so both lines come with its first result (a query
-        # --queryhsplimit drops has no result: its lines are not said)
-        return "".join(f"searching for matches in {name}{', (reverse strand)' * (s == '-')}\n"
-                       for s in strands) if first else ""
+        # it finishes either, so both lines come with its first result (the modes
+        # with a replay say them there, with their warnings: Aligner.say_search)
+        return "".join(_search_line(name, s) for s in strands) if first else ""
     lines = ""
     if res.strand == strands[0] or (chore is not None and chore.strand == "-"):
-        lines = f"searching for matches in {name}{', (reverse strand)' * (strands == ['-'])}\n"
+        lines = _search_line(name, strands[0])
     if res.strand == "-" and len(strands) == 2:
-        lines += f"searching for matches in {name}, (reverse strand)\n"
+        lines += _search_line(name, "-")
     return lines
 
 
@@ -756,7 +777,7 @@ def _align(aligner: Aligner, out) -> None:
     # read and check the first query strand before any byte of output is written
     first = next(results, None)
     _show_seed_table(aligner, index, out)
-    query_file = _query_filename(o)
+    query_file = aligner.query_file
     writer = make_writer(o, aligner.scores, aligner.target, query_file, out)
     writer.header()
     progress = Progress(not o.quiet and aligner.progress is None)

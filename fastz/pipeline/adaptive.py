@@ -153,8 +153,8 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
 
 def limited_hsp_query(limit: int, keep: bool, aligner, strands, bufs, sid):
     """One query's strand results with ``--queryhsplimit=limit`` (LASTZ's searchLimit),
-    and as notes the names of the strands whose search went over the limit (see
-    ``hsp_limit_warnings``).
+    and as notes the strands searched, each with its name where its search went over
+    the limit (see ``hsp_limit_warnings``).
 
     LASTZ stops a strand's seed search once it has more HSPs than the limit left to it
     (the limit less the plus strand's count; 1 when that count is the limit) and warns;
@@ -167,20 +167,20 @@ def limited_hsp_query(limit: int, keep: bool, aligner, strands, bufs, sid):
     keeps the HSPs found up to the query position where it stopped.  A kept query is
     finished minus strand first (collectHspsSeparately)."""
     stops = aligner.opts.twins_max is None
-    found, over = {}, []
+    found, searched = {}, []
     prev = 0
     for s in strands:
         left = limit if prev == 0 else (limit - prev if prev < limit else 1)
         hsps = aligner.find_hsps(bufs[s], s, unmerged=True,
                                  stop_after=left if keep and stops else -1)
-        if stops and hsps.shape[0] > left:           # LASTZ's search stops here
-            over.append(bufs[s].name)
+        # (over the limit, LASTZ's search stops here)
+        searched.append((s, bufs[s].name if stops and hsps.shape[0] > left else None))
         n = _table_rows(aligner, bufs[s], s, hsps)
         if prev + n > limit and not keep:
-            return [], over
+            return [], searched
         found[s] = hsps
         prev += n
-    return _finish_limited(aligner, limit, strands, bufs, found), over
+    return _finish_limited(aligner, limit, strands, bufs, found), searched
 
 
 def _table_rows(aligner, query, strand, hsps) -> int:
@@ -204,12 +204,17 @@ def _finish_limited(aligner, limit, strands, bufs, found):
         yield replace(res, alignments=cap.take(res.alignments, bufs[s]))
 
 
-def hsp_limit_warnings(limit: int, warn: bool, aligner, names) -> None:
-    """LASTZ's stderr lines for query strands whose search went over --queryhsplimit
-    (the explanation once per run); counted for the end-of-run total."""
+def hsp_limit_warnings(limit: int, warn: bool, aligner, searched) -> None:
+    """LASTZ's stderr lines for a query's strand searches, ``searched`` as (strand,
+    the query's name where that search went over --queryhsplimit, else None) in
+    search order: each search's --verbosity line, then its warning (the explanation
+    once per run); those over are counted for the end-of-run total."""
     import sys
 
-    for name in names:
+    for strand, name in searched:
+        aligner.say_search(strand)
+        if name is None:
+            continue
         aligner.limit_exceeded += 1
         if warn:
             sys.stderr.write(f'WARNING. Query "{name}" contains more than {limit:,} HSPs.\n')

@@ -28,11 +28,11 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     """One query's strand results in HSP-immediate mode (see the module docstring), as
     (results, notes) for ``Aligner.by_query``.  With ``warn`` (a ``--queryhsplimit``
     given after ``--anyornone``/``--stopafter``) the notes name the strands whose search
-    LASTZ stops over the limit (see ``_Search``)."""
+    LASTZ stops over the limit (see ``_Search``), as ``hsp_limit_warnings`` wants."""
     from .anchors import anchors_from_hsps
 
     no_anchors = np.zeros(0, ANCHOR_DTYPE)
-    results, over = [], []
+    results, searched = [], []
     cap = PrintCap(aligner, limit)
     search = _Search(limit)
     found = {}
@@ -41,6 +41,7 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
         hsps = aligner.find_hsps(query, s, unmerged=True)
         kept, truncs = [], []
         search.start_strand()
+        searched.append((s, None))
         for k in range(hsps.shape[0]):
             if not warn and (cap.left <= 0 or search.full()):
                 break                # nothing more can be printed, nor need be counted
@@ -54,7 +55,7 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
             if search.offer(key):
                 kept.append(cap.take(alns, query))     # printed as found, one by one
             if search.stopped():
-                over.append(query.name)                # LASTZ's search stops here
+                searched[-1] = (s, query.name)         # LASTZ's search stops here
                 break
         found[s] = (kept, truncs)
     # then LASTZ finishes each strand with no anchors left: that prints the trivial
@@ -75,7 +76,7 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     if "+" in strands:
         results.append(_result(bufs["+"], "+", [printed["+"]], [],
                                [finished["+"]] if census else None))
-    return results, over
+    return results, searched
 
 
 def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid):
@@ -86,7 +87,7 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
     strand's search stops, over the limit, after the query position where its count
     passes N (each strand counts from zero; a --twins search never stops).  As
     (results, notes) for ``Aligner.by_query``; the notes name the strands over the
-    limit."""
+    limit, as ``hsp_limit_warnings`` wants."""
     from dataclasses import replace
 
     from .backend_filters import filter_alignments
@@ -101,7 +102,7 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
                                             o.filter_nmismatch))
     kind = "hsp" if o.gfextend else "hit"
     cap = PrintCap(aligner, limit)
-    results, over = [], []
+    results, searched = [], []
     for s in strands:
         query = bufs[s]
         # unfiltered, the first N + 1 HSPs decide everything: stop the search there
@@ -109,8 +110,9 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
                                  stop_after=-1 if filtered else limit)
         alns = filter_alignments(Alignments.from_hsps(hsps, kind), aligner.target, query,
                                  checks)
-        if len(alns) > limit and o.twins_max is None:   # (LASTZ's twin search never stops)
-            over.append(query.name)
+        # (LASTZ's twin search never stops)
+        searched.append((s, query.name if len(alns) > limit and o.twins_max is None
+                         else None))
         if o.mirrors_hsps:
             # --self: each HSP is printed with its mirror image, which the print cap
             # counts too (the search's count does not)
@@ -127,7 +129,7 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
             plus = StrandResult(bufs["+"], "+", Alignments.empty(kind))
             plus.stats["census"] = Alignments.empty(kind)
             results.append(plus)
-    return results, over
+    return results, searched
 
 
 def _mirrored(aligner, query, strand, alns):

@@ -58,6 +58,10 @@ def _refuse_unsupported(opts: Options) -> None:
             # (lastz has no seed table to write then and dies of a segmentation fault)
             missing.append(f"--showtable or --tableonly with {flag} "
                            "(lastz 1.04.22 crashes on it)")
+    if "hspid" in (opts.format_fields or ()):
+        # (LASTZ's run-wide count of HSPs entering its tables, carried by anchors and
+        # alignments: not tracked by fastz, which would print a wrong number)
+        missing.append("the general format's hspid field")
     # LASTZ's debugging dumps: refused by name
     for key in _UNSUPPORTED_EXTRAS:
         if key in extra:

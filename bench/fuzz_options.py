@@ -9,6 +9,7 @@ succeeded.  Mismatches go to the report (one line each, with the command to repr
     FASTZ_GPU_ENGINE=twin python bench/fuzz_options.py --fastz=--backend=gpu  # GPU path, CPU twins
     python bench/fuzz_options.py --trials 40 --with='--stopafter=3 --nogapped'  # one mode
     python bench/fuzz_options.py --trials 60 --double      # fastz_D against lastz_D
+    python bench/fuzz_options.py --trials 60 --stderr      # stderr must match too
 
 A trial where lastz itself fails is a match only if fastz fails too (messages may differ).
 """
@@ -156,6 +157,9 @@ def main(argv=None) -> int:
                     help="share of trials that align the target with itself (--self)")
     ap.add_argument("--double", action="store_true",
                     help="fastz_D against lastz_D (double scores), fractional options drawn")
+    ap.add_argument("--stderr", action="store_true",
+                    help="where both succeed, compare their whole stderr too (warnings, "
+                         "truncation reports)")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
     lastz, fastz = ("lastz_D", "fastz_D") if args.double else ("lastz", "fastz")
@@ -182,9 +186,12 @@ def main(argv=None) -> int:
             first = (fz.stderr.decode(errors="replace").strip().splitlines() or [""])[-1]
             verdict = "REFUSED" if "not yet supported" in first \
                 else f"MISMATCH fastz failed: {first[:160]}"
+        elif drop_version(lz.stdout) != drop_version(fz.stdout):
+            verdict = "MISMATCH output differs"
+        elif args.stderr and lz.stderr != fz.stderr:
+            verdict = "MISMATCH stderr differs"
         else:
-            verdict = "match" if drop_version(lz.stdout) == drop_version(fz.stdout) \
-                else "MISMATCH output differs"
+            verdict = "match"
         bad += verdict.startswith("MISMATCH")
         print(f"{trial}\t{verdict}\t{time.perf_counter() - start:.1f}s\t(pairs/{pair}) lastz "
               f"{' '.join(words)}", file=out, flush=True)

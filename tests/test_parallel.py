@@ -31,6 +31,12 @@ CASES = [
     # formats the workers render themselves (Writer.strands_apart)
     ("mers_ref_vs_46isolates", ["target.fa", "query.fa"]),
     ("dwv_vs_vdv1", ["target.fa", "query.fa", "--format=cigar"]),
+    # ... numbering their records through the run, or with a header said once: the
+    # parent fills in the numbers, and says the header before the first alignment
+    ("mers_ref_vs_46isolates", ["target.fa", "query.fa", "--format=axt"]),
+    ("mers_ref_vs_46isolates", ["target.fa", "query.fa", "--format=sam"]),
+    ("mers_ref_vs_46isolates", ["target.fa", "query.fa",
+                                "--format=general:number,znumber,name2,strand2,score"]),
 ]
 
 
@@ -46,14 +52,15 @@ def test_workers_give_lastz_output(pair, args):
 @pytest.mark.parametrize("fmt,apart", [
     ("lav", True), ("maf", True), ("cigar", True), ("general", True),
     ("general:name1,zstart1,end1,name2,strand2,identity", True), ("mapping", True),
-    ("general:name1,number,score", False), ("rdotplot", False),
-    ("axt", False), ("lav+text", False), ("sam", False)])
+    ("general:name1,number,score", True), ("rdotplot", False),
+    ("axt", True), ("lav+text", False), ("sam", True), ("softsam-", True)])
 def test_workers_format_strands_where_the_format_allows(fmt, apart):
-    """lav, maf, cigar and general text (but for numbered alignments and rdotplot's
-    names line) depends on its strand alone: the workers format it and the parent
-    only writes it, and the alignments' arrays stay in the worker (their count comes
-    back); formats numbering or heading across strands (and lav+text, which writes to
-    stdout too) are formatted in the parent, from the arrays."""
+    """lav, maf, cigar, axt, sam and general text (but for rdotplot's names line)
+    depends on its strand alone but for the run's alignment numbers and SAM's @SQ
+    lines: the workers format it, the numbers as placeholders, and the parent fills
+    them in and writes it; the alignments' arrays stay in the worker (their count
+    comes back).  lav+text (which writes to stdout too) and rdotplot are formatted in
+    the parent, from the arrays."""
     from fastz.pipeline.parallel import parallel_results
     cwd = os.getcwd()
     os.chdir(PAIRS / "mers_ref_vs_46isolates")

@@ -39,6 +39,9 @@ from ..scoring import ScoreSet, score_plain
 from ..version import PROGRAM_TOKEN
 from .alignview import AlnViews, SeqInfo, degapify, views
 
+#: around a worker's placeholder for an alignment number (``Writer.number_text``)
+NUMBER_MARK = "\x1f"
+
 # --- Format specifications ------------------------------------------------------------
 
 
@@ -247,9 +250,19 @@ class Writer:
 
     def write(self, result: StrandResult) -> None:
         """One query strand's alignments, in the given order (its text as is when a
-        worker already rendered it)."""
+        worker already rendered it, with the run's alignment numbers filled in)."""
         if result.text is not None:
-            self.out.write(result.text)
+            text = result.text
+            numbered = result.stats.pop("numbered", None) if result.stats else None
+            if numbered is not None:
+                # a worker's placeholders count from the strand's start
+                parts = text.split(NUMBER_MARK)
+                parts[1::2] = [str(int(n) + self.number) for n in parts[1::2]]
+                text = "".join(parts)
+                self.number += numbered
+            if text:
+                self.before_text()
+            self.out.write(text)
             return
         q = result.query
         alns = result.alignments
@@ -269,19 +282,44 @@ class Writer:
         if num_masked is not None:
             self.x_stanza(int(num_masked))
 
-    #: True where a strand's text depends on that strand alone (no numbering or
-    #: header state carried from strand to strand): then worker processes render it
-    #: (``render``) and the parent only writes it out.
+    #: True where a strand's text depends on that strand alone but for the run's
+    #: alignment numbers (``number_text``) and headers said once (``before_text``):
+    #: then worker processes render it (``render``) and the parent writes it out.
     strands_apart = False
+    #: alignment numbers so far (the formats that number their records)
+    number = 0
+    #: a worker's renderer (``render``): numbers become placeholders, headers the
+    #: parent's
+    rendering = False
 
-    def render(self, result: StrandResult) -> str:
-        """``write(result)``'s text, as a string."""
+    def render(self, result: StrandResult) -> str | None:
+        """``write(result)``'s text, as a string, for the parent to write: alignment
+        numbers as placeholders counted from the strand's start, and their count in
+        ``result.stats["numbered"]``; None where a placeholder cannot be told from
+        the text (a name holding the mark): the parent formats that strand."""
         out, self.out = self.out, io.StringIO()
+        self.rendering, self.number, self.marks = True, 0, 0
         try:
             self.write(result)
-            return self.out.getvalue()
+            text = self.out.getvalue()
         finally:
             self.out = out
+        if self.marks:
+            if text.count(NUMBER_MARK) != 2 * self.marks:
+                return None
+            result.stats["numbered"] = self.number
+        return text
+
+    def number_text(self, n: int) -> str:
+        """Alignment number ``n`` as printed (a placeholder when rendering)."""
+        if not self.rendering:
+            return str(n)
+        self.marks += 1
+        return f"{NUMBER_MARK}{n}{NUMBER_MARK}"
+
+    def before_text(self) -> None:
+        """Before a worker-rendered strand's text: what the parent says once (SAM's
+        @SQ lines)."""
 
     def footer(self, runtime: float | None = None) -> None:
         """Job footer, then the ``trailer``."""

@@ -196,11 +196,12 @@ class GeneralWriter(Writer):
         if "K" in self.fields:      # fastz reads no base-call qualities
             raise InputError(f"{self.target.filename} has no base-call qualities "
                              "(required for --format=general:quals1)")
-        # a line depends on its strand alone (workers may render it) but for the
-        # run's alignment numbers, namehdr's names line and the errors of quals2
-        # and of HSP lines on a reversed target, which the parent raises in turn
-        self.strands_apart = (not set(self.fields) & set("[]q")
-                              and self.spec.variant != "namehdr" and not self.tinfo.rev)
+        # a line depends on its strand alone (workers may render it, the run's
+        # alignment numbers as placeholders) but for namehdr's names line and the
+        # errors of quals2 and of HSP lines on a reversed target, which the parent
+        # raises in turn
+        self.strands_apart = ("q" not in self.fields and self.spec.variant != "namehdr"
+                              and not self.tinfo.rev)
 
     def write(self, result) -> None:
         if "q" in self.fields:
@@ -449,9 +450,9 @@ class _Ctx:
         if k == "#":
             return score_text(v.score, self.w.opts.double_scores)
         if k == "]":
-            return str(self.w.number)
+            return self.w.number_text(self.w.number)
         if k == "[":
-            return str(self.w.number + 1)
+            return self.w.number_text(self.w.number + 1)
         if k == "$":
             return "%.1f" % (v.score * 0.0205)
         if k == "%":

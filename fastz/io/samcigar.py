@@ -17,6 +17,9 @@ class SamWriter(Writer):
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
+        # (the @SQ lines come once, before the first alignment: the parent's, see
+        # before_text; the parent raises the reversed target's error in turn)
+        self.strands_apart = not self.tinfo.rev
         self.sq_printed = False
         self.read_group = getattr(self.opts, "readgroup", None)
         self.rg_tags = rg_id_tag(self.read_group) if self.read_group else None
@@ -28,12 +31,15 @@ class SamWriter(Writer):
         if self.read_group is not None:
             self.out.write(f"@RG\t{self.read_group}\n")
 
-    def strand_header(self, qinfo: SeqInfo) -> None:
-        if not self.spec.header or self.sq_printed:
+    def strand_header(self, qinfo: SeqInfo | None) -> None:
+        if not self.spec.header or self.sq_printed or self.rendering:
             return
         self.out.write("".join(f"@SQ\tSN:{p.name}\tLN:{p.true_len}\n"
                                for p in self.tinfo.all_places()))
         self.sq_printed = True
+
+    def before_text(self) -> None:
+        self.strand_header(None)
 
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         self.require_forward_target("print_sam_match" if vs[0].is_hsp else "print_sam_align")

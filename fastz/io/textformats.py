@@ -49,13 +49,19 @@ def threshold_comment_lines(writer: Writer, maf: bool) -> list[str]:
 class AxtWriter(Writer):
     """``axt``, ``axt+`` (identity/coverage comments), ``axt:size2``."""
 
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        # (records are numbered through the run: workers render placeholders; the
+        # parent raises the reversed target's error in turn)
+        self.strands_apart = not self.tinfo.rev
+
     def job_header(self) -> None:
         self.number = 0
         self.out.write("\n".join(threshold_comment_lines(self, maf=False)) + "\n")
 
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         self.require_forward_target("print_axt_match" if vs[0].is_hsp else "print_axt_align")
-        number = getattr(self, "number", 0)
+        number = self.number
         out = []
         for v in vs:
             p1 = self.tinfo.place(v.beg1)
@@ -65,7 +71,7 @@ class AxtWriter(Writer):
                 out.append(_ratio_comment("coverage", *coverage(v, p1, p2)))
             s1 = p1.start(v.beg1, False)
             s2 = p2.start(v.beg2, qinfo.rev)
-            line = (f"{number} {p1.name} {s1} {s1 + v.height - 1} {p2.name} {s2} "
+            line = (f"{self.number_text(number)} {p1.name} {s1} {s1 + v.height - 1} {p2.name} {s2} "
                     f"{s2 + v.width - 1} {'-' if qinfo.rev else '+'} "
                     f"{score_text(v.score, self.opts.double_scores)}")
             if self.spec.variant == "size2":

@@ -12,6 +12,7 @@ seconds are printed with the ratio, and whether the outputs were identical.
     python bench/reads.py --mode=default --reads 5000
     python bench/reads.py --fastz-opts=--workers=1
     python bench/reads.py --source=target                  # reads that all map
+    python bench/reads.py --source=target --format=sam     # SAM instead of general
     PYTHONPATH=/other/checkout python bench/reads.py       # that checkout's fastz
 """
 from __future__ import annotations
@@ -49,11 +50,14 @@ def main() -> int:
     ap.add_argument("--source", choices=("query", "target"), default="query",
                     help="the sequence the reads are drawn from: the pair's query "
                          "(another species: few map) or its target (all map)")
+    ap.add_argument("--format", help="output format in place of the mode's (sam, axt, ...)")
     ap.add_argument("--fastz-opts", default="", help="extra fastz options (--workers=1)")
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
     pair = PAIRS / a.pair
     opts = MODES[a.mode].split()
+    if a.format:
+        opts = [w for w in opts if not w.startswith("--format=")] + [f"--format={a.format}"]
     with tempfile.TemporaryDirectory() as tmp:
         reads = Path(tmp) / "reads.fa"
         reads.write_text(simulate_reads(first_record(pair / f"{a.source}.fa"), a.reads,
@@ -76,6 +80,7 @@ def main() -> int:
     same = outs["lastz"] == outs["fastz"]
     lines = outs["lastz"].count(b"\n") - 1
     print(f"{a.reads} reads of {a.length} bp on {a.pair}, mode {a.mode} "
+          f"{'--format=' + a.format if a.format else ''} "
           f"{a.fastz_opts}, medians of {a.runs} runs (wall s)")
     print(f"  lastz {med['lastz']:7.2f}   fastz {med['fastz']:7.2f}   "
           f"lastz/fastz {med['lastz'] / med['fastz']:.2f}x   "

@@ -71,8 +71,8 @@ class AxtWriter(Writer):
                 out.append(_ratio_comment("coverage", *coverage(v, p1, p2)))
             s1 = p1.start(v.beg1, False)
             s2 = p2.start(v.beg2, qinfo.rev)
-            line = (f"{self.number_text(number)} {p1.name} {s1} {s1 + v.height - 1} {p2.name} {s2} "
-                    f"{s2 + v.width - 1} {'-' if qinfo.rev else '+'} "
+            line = (f"{self.number_text(number)} {p1.name} {s1} {s1 + v.height - 1} "
+                    f"{p2.name} {s2} {s2 + v.width - 1} {'-' if qinfo.rev else '+'} "
                     f"{score_text(v.score, self.opts.double_scores)}")
             if self.spec.variant == "size2":
                 line += f" {p2.length}"

@@ -705,9 +705,9 @@ def _searching(opts: Options, name: str, res: StrandResult, first: bool | None) 
     """--verbosity: LASTZ's line(s) as a strand's search starts.  LASTZ says the
     first stage of each query (or chore), even a chore's skipped '+' stage, and the
     second stage with --strand=both.  (A chore none of whose strands runs has no
-    result: its line is said as it is read, ``Aligner.query_strands``.)  ``first``: None, or whether ``res`` is
-    its query's first result where a query is the unit of work; ``name``: the query
-    file's name."""
+    result: its line is said as it is read, ``Aligner.query_strands``.)  ``first``:
+    None, or whether ``res`` is its query's first result where a query is the unit of
+    work; ``name``: the query file's name."""
     strands = _strands(opts)
     chore = res.query.chore
     if first is not None:

@@ -261,7 +261,7 @@ class Writer:
                 text = "".join(parts)
                 self.number += numbered
             if text:
-                self.before_text()
+                self.before_text(result)
             self.out.write(text)
             return
         q = result.query
@@ -283,7 +283,8 @@ class Writer:
             self.x_stanza(int(num_masked))
 
     #: True where a strand's text depends on that strand alone but for the run's
-    #: alignment numbers (``number_text``) and headers said once (``before_text``):
+    #: alignment numbers (``number_text``) and headers said as they change
+    #: (``before_text``):
     #: then worker processes render it (``render``) and the parent writes it out.
     strands_apart = False
     #: alignment numbers so far (the formats that number their records)
@@ -317,9 +318,9 @@ class Writer:
         self.marks += 1
         return f"{NUMBER_MARK}{n}{NUMBER_MARK}"
 
-    def before_text(self) -> None:
-        """Before a worker-rendered strand's text: what the parent says once (SAM's
-        @SQ lines)."""
+    def before_text(self, result: StrandResult) -> None:
+        """Before a worker-rendered strand's text: the headers that depend on the
+        strands before it (SAM's @SQ lines, rdotplot's names line)."""
 
     def footer(self, runtime: float | None = None) -> None:
         """Job footer, then the ``trailer``."""

@@ -197,11 +197,10 @@ class GeneralWriter(Writer):
             raise InputError(f"{self.target.filename} has no base-call qualities "
                              "(required for --format=general:quals1)")
         # a line depends on its strand alone (workers may render it, the run's
-        # alignment numbers as placeholders) but for namehdr's names line and the
-        # errors of quals2 and of HSP lines on a reversed target, which the parent
-        # raises in turn
-        self.strands_apart = ("q" not in self.fields and self.spec.variant != "namehdr"
-                              and not self.tinfo.rev)
+        # alignment numbers as placeholders, namehdr's names line the parent's) but
+        # for the errors of quals2 and of HSP lines on a reversed target, which the
+        # parent raises in turn
+        self.strands_apart = "q" not in self.fields and not self.tinfo.rev
 
     def write(self, result) -> None:
         if "q" in self.fields:
@@ -226,7 +225,7 @@ class GeneralWriter(Writer):
                 f"# Database: {self.target.filename}\n"
                 "# Fields: query id, subject id, % identity, alignment length, mismatches,"
                 " gap opens, q. start, q. end, s. start, s. end, evalue, bit score\n")
-        elif variant == "namehdr":
+        elif variant == "namehdr" and not self.rendering:
             n1 = (self.target.name if not self.tinfo.partitioned else "") or "seq1"
             n2 = (qinfo.seq.name if not qinfo.partitioned else "") or "seq2"
             if (n1, n2) != self.prev_names:
@@ -235,6 +234,11 @@ class GeneralWriter(Writer):
                 else:
                     self.out.write(f"{n1}\t{n2}\n")
                 self.prev_names = (n1, n2)
+
+    def before_text(self, result) -> None:
+        if self.spec.variant == "namehdr":
+            q = result.query
+            self.strand_header(SeqInfo(q, (result.strand == "-") != bool(q.revcomp), "seq2"))
 
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         out = []

@@ -38,7 +38,7 @@ class SamWriter(Writer):
                                for p in self.tinfo.all_places()))
         self.sq_printed = True
 
-    def before_text(self) -> None:
+    def before_text(self, result) -> None:
         self.strand_header(None)
 
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:

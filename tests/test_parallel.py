@@ -89,6 +89,41 @@ def test_workers_format_strands_where_the_format_allows(fmt, apart):
         os.chdir(cwd)
 
 
+def test_rendered_numbers_are_filled_in_by_the_parent():
+    """A worker's axt text carries placeholders counted from its strand's start; the
+    parent's writer numbers them on from the strands before.  A name holding the
+    placeholder's mark cannot be rendered (None): the parent formats that strand."""
+    import dataclasses
+    import io
+
+    from fastz.io.formats import NUMBER_MARK, make_writer
+    cwd = os.getcwd()
+    os.chdir(PAIRS / "mers_ref_vs_46isolates")
+    try:
+        al = Aligner(Options.from_argv(["target.fa", "query.fa", "--format=axt"]))
+        queries = list(itertools.islice(iter_queries(al.opts.query, al.opts), 2))
+        plain = al.strands([(q, "+") for q in queries])
+        assert all(len(r.alignments) for r in plain)
+        direct, out = io.StringIO(), io.StringIO()
+        for dest, rendered in ((direct, False), (out, True)):
+            w = make_writer(al.opts, al.scores, al.target, "query.fa", dest)
+            w.header()
+            for r in plain:
+                if rendered:
+                    r = dataclasses.replace(r, stats={})
+                    text = al.strand_renderer().render(r)
+                    assert text.startswith(f"{NUMBER_MARK}0{NUMBER_MARK} ")
+                    r = dataclasses.replace(r, text=text)
+                w.write(r)
+        assert out.getvalue() == direct.getvalue()
+        assert "\n1 " in direct.getvalue()                   # numbered on, not from 0
+        odd = dataclasses.replace(queries[0], name=f"a{NUMBER_MARK}b")
+        res = dataclasses.replace(plain[0], query=odd, stats={})
+        assert al.strand_renderer().render(res) is None
+    finally:
+        os.chdir(cwd)
+
+
 def _strand_inputs(pair, argv):
     os.chdir(PAIRS / pair)
     al = Aligner(Options.from_argv(argv))

@@ -54,14 +54,15 @@ def test_workers_give_lastz_output(pair, args):
     ("lav", True), ("maf", True), ("cigar", True), ("general", True),
     ("general:name1,zstart1,end1,name2,strand2,identity", True), ("mapping", True),
     ("general:name1,number,score", True), ("rdotplot", True),
-    ("axt", True), ("lav+text", False), ("sam", True), ("softsam-", True)])
+    ("axt", True), ("lav+text", False), ("sam", True), ("softsam-", True),
+    ("differences", True), ("text", False)])
 def test_workers_format_strands_where_the_format_allows(fmt, apart):
     """lav, maf, cigar, axt, sam and general text depends on its strand alone but
     for the run's alignment numbers, SAM's @SQ lines and rdotplot's names lines: the
     workers format it, the numbers as placeholders, and the parent fills them in,
     says those headers and writes it; the alignments' arrays stay in the worker
-    (their count comes back).  lav+text (which writes to stdout too) is formatted in
-    the parent, from the arrays."""
+    (their count comes back).  lav+text and text (whose lines may go to stdout too)
+    are formatted in the parent, from the arrays."""
     from fastz.pipeline.parallel import parallel_results
     cwd = os.getcwd()
     os.chdir(PAIRS / "mers_ref_vs_46isolates")

@@ -234,6 +234,12 @@ class TextWriter(Writer):
 class DiffsWriter(Writer):
     """``differences`` (with alignment blocks) and ``differences-`` (without)."""
 
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        # (a strand's lines are its own: workers render them; the parent raises the
+        # reversed target's error in turn)
+        self.strands_apart = not self.tinfo.rev
+
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         inhibit_n = bool(self.opts.ambiguous_n)
         blocks = self.spec.variant == "blocks"

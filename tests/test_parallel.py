@@ -55,7 +55,7 @@ def test_workers_give_lastz_output(pair, args):
     ("general:name1,zstart1,end1,name2,strand2,identity", True), ("mapping", True),
     ("general:name1,number,score", True), ("rdotplot", True),
     ("axt", True), ("lav+text", False), ("sam", True), ("softsam-", True),
-    ("differences", True), ("text", False)])
+    ("differences", True), ("gfa", True), ("text", False)])
 def test_workers_format_strands_where_the_format_allows(fmt, apart):
     """lav, maf, cigar, axt, sam and general text depends on its strand alone but
     for the run's alignment numbers, SAM's @SQ lines and rdotplot's names lines: the
@@ -88,6 +88,23 @@ def test_workers_format_strands_where_the_format_allows(fmt, apart):
                 assert r.alignments.ops.tolist() == p.alignments.ops.tolist()
     finally:
         os.chdir(cwd)
+
+
+@pytest.mark.parametrize("fmt", ["axt", "sam", "general", "differences", "maf"])
+def test_what_a_rendered_format_refuses_fails_the_run_as_lastz(fmt):
+    """HSPs of a reversed target cannot be printed in these formats: the worker that
+    renders the strand raises it, and the run fails with lastz's words, as with one
+    process."""
+    cwd = PAIRS / "mers_ref_vs_46isolates"
+    args = ["target.fa-", "query.fa", "--nogapped", f"--format={fmt}"]
+    lz = subprocess.run(["lastz", *args], cwd=cwd, capture_output=True)
+    assert lz.returncode != 0
+    want = lz.stderr.decode().strip().splitlines()[-1].removeprefix("FAILURE: ")
+    for workers in (1, 2):
+        res = subprocess.run([sys.executable, "-m", "fastz", *args, f"--workers={workers}"],
+                             cwd=cwd, capture_output=True)
+        assert res.returncode == 1
+        assert res.stderr.decode() == f"fastz: {want}\n", workers
 
 
 def test_rendered_numbers_are_filled_in_by_the_parent():

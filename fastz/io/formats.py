@@ -284,8 +284,9 @@ class Writer:
 
     #: True where a strand's text depends on that strand alone but for the run's
     #: alignment numbers (``number_text``) and headers said as they change
-    #: (``before_text``):
-    #: then worker processes render it (``render``) and the parent writes it out.
+    #: (``before_text``): then worker processes render it (``render``) and the parent
+    #: writes it out.  (What a format refuses, such as HSPs on a reversed target,
+    #: is raised in the worker, and in the parent when it reaches that batch.)
     strands_apart = False
     #: alignment numbers so far (the formats that number their records)
     number = 0

@@ -188,19 +188,17 @@ def _lastz_ops(v: AlnView) -> bytes:
 class GeneralWriter(Writer):
     """All genpaf-based formats."""
 
+    # (the run's alignment numbers are placeholders there, namehdr's names line is the
+    # parent's: Writer.number_text, before_text)
+    strands_apart = True
+
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.fields, self.diff_chars = split_keys(self.spec.keys)
-        self.number = 0
         self.prev_names = ("", "")
         if "K" in self.fields:      # fastz reads no base-call qualities
             raise InputError(f"{self.target.filename} has no base-call qualities "
                              "(required for --format=general:quals1)")
-        # a line depends on its strand alone (workers may render it, the run's
-        # alignment numbers as placeholders, namehdr's names line the parent's) but
-        # for the errors of quals2 and of HSP lines on a reversed target, which the
-        # parent raises in turn
-        self.strands_apart = "q" not in self.fields and not self.tinfo.rev
 
     def write(self, result) -> None:
         if "q" in self.fields:

@@ -35,6 +35,8 @@ def _pct_identical(t: np.ndarray, q: np.ndarray, p1: int, p2: int, n: int) -> in
 class GfaWriter(Writer):
     """``gfa`` (scores) and ``gfanoscore`` (every score printed as 0)."""
 
+    strands_apart = True
+
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         if self.tinfo.partitioned:

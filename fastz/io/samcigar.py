@@ -15,11 +15,11 @@ from .formats import Writer
 class SamWriter(Writer):
     """SAM with hard (H) or soft (S, clipped bases in lower case) clipping."""
 
+    # (the @SQ lines come once, before the first alignment: the parent's, before_text)
+    strands_apart = True
+
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
-        # (the @SQ lines come once, before the first alignment: the parent's, see
-        # before_text; the parent raises the reversed target's error in turn)
-        self.strands_apart = not self.tinfo.rev
         self.sq_printed = False
         self.read_group = getattr(self.opts, "readgroup", None)
         self.rg_tags = rg_id_tag(self.read_group) if self.read_group else None

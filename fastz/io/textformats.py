@@ -49,14 +49,10 @@ def threshold_comment_lines(writer: Writer, maf: bool) -> list[str]:
 class AxtWriter(Writer):
     """``axt``, ``axt+`` (identity/coverage comments), ``axt:size2``."""
 
-    def __init__(self, *args, **kw):
-        super().__init__(*args, **kw)
-        # (records are numbered through the run: workers render placeholders; the
-        # parent raises the reversed target's error in turn)
-        self.strands_apart = not self.tinfo.rev
+    # (records are numbered through the run: placeholders there, Writer.number_text)
+    strands_apart = True
 
     def job_header(self) -> None:
-        self.number = 0
         self.out.write("\n".join(threshold_comment_lines(self, maf=False)) + "\n")
 
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
@@ -234,11 +230,7 @@ class TextWriter(Writer):
 class DiffsWriter(Writer):
     """``differences`` (with alignment blocks) and ``differences-`` (without)."""
 
-    def __init__(self, *args, **kw):
-        super().__init__(*args, **kw)
-        # (a strand's lines are its own: workers render them; the parent raises the
-        # reversed target's error in turn)
-        self.strands_apart = not self.tinfo.rev
+    strands_apart = True
 
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         inhibit_n = bool(self.opts.ambiguous_n)

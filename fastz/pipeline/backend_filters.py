@@ -36,9 +36,6 @@ def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
     continuity and the gap counts, per alignment of what passed those."""
     gapped = alns.kind == "gapped"
     each = gapped and per_alignment(opts)
-    want_con = gapped and (opts.continuity_min is not None or opts.continuity_max is not None)
-    want_ngap = gapped and opts.filter_ngap is not None
-    want_cgap = gapped and opts.filter_cgap is not None
     if not len(alns) or not (_table_filters(opts) or each):
         return alns
     keep = np.ones(len(alns), bool)
@@ -50,12 +47,12 @@ def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
         every = views(alns, target.chars, query.chars, not gapped)
         vs = [every[k] for k in idx.tolist()]
         con = np.array([v.continuity for v in vs], np.int64).reshape(-1, 2)
-        if want_con:
+        if opts.continuity_min is not None or opts.continuity_max is not None:
             keep[idx] &= _ratios_ok(con[:, 0], con[:, 1], opts.continuity_min,
                                     opts.continuity_max, False)
-        if want_ngap:
+        if opts.filter_ngap is not None:
             keep[idx] &= np.array([v.ngaps() for v in vs], np.int64) <= opts.filter_ngap
-        if want_cgap:
+        if opts.filter_cgap is not None:
             keep[idx] &= (con[:, 1] != 0) & (con[:, 1] - con[:, 0] <= opts.filter_cgap)
     return alns if keep.all() else alns.subset(keep)
 

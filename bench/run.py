@@ -11,8 +11,10 @@ identical (``fastz compare``).  A row is appended to docs/benchmarks.md.
     python bench/run.py startup          # tiny-input start-up (warm numba cache)
     python bench/run.py all              # the issue's standard set
     python bench/run.py ecoli_K12_vs_salmonella_LT2 --double   # fastz_D vs lastz_D
+    python bench/run.py synthetic120     # a 120 Mb synthetic target (bench/synthetic.py)
 
-Pairs live in ../shared/data/pairs/<name>/{target,query}.fa.
+Pairs live in ../shared/data/pairs/<name>/{target,query}.fa; ``synthetic<N>`` is
+written once by bench/synthetic.py (an N Mb target) under ~/.cache/fastz/bench/.
 """
 from __future__ import annotations
 
@@ -68,12 +70,25 @@ def _peak_rss(cmd: list[str], cwd: Path) -> int:
     return int(text[-1]) if text and text[-1].isdigit() else 0
 
 
+def pair_dir(pair: str) -> Path:
+    """Where a pair's target.fa and query.fa are (a synthetic one is written first)."""
+    size = re.fullmatch(r"synthetic(\d+)", pair)
+    if not size:
+        return PAIRS / pair
+    where = Path.home() / ".cache" / "fastz" / "bench" / pair
+    if not (where / "query.fa").exists():
+        sys.path.insert(0, str(REPO / "bench"))
+        from synthetic import write_pair
+        write_pair(where, int(size.group(1)), pieces=40)
+    return where
+
+
 def bench(pair: str, opts: str, runs: int, fastz_extra: str, double: bool = False) -> dict:
     if pair == "startup":
         cwd = PAIRS / "mito_human_orang"
         args = ["target.fa[1..2000]", "query.fa[1..2000]"]
     else:
-        cwd = PAIRS / pair
+        cwd = pair_dir(pair)
         args = ["target.fa[multiple]" if pair == "mlc_testdata_pair" else "target.fa", "query.fa"]
     args += shlex.split(opts)
     name = "lastz_D" if double else "lastz"
@@ -174,7 +189,7 @@ def log_row(row: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("pair", help="pair name under ../shared/data/pairs, 'startup', or 'all'")
+    ap.add_argument("pair", help="pair name under ../shared/data/pairs, synthetic<Mb>, 'startup', or 'all'")
     ap.add_argument("--opts", default="", help="options given to both lastz and fastz")
     ap.add_argument("--fastz", default="", help="extra options for fastz only (e.g. --workers=1)")
     ap.add_argument("--runs", type=int, default=3)

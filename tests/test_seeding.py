@@ -73,7 +73,8 @@ seqs = st.text(alphabet="ACGTACGTACGTacgtNn", min_size=0, max_size=400)
 
 
 @settings(max_examples=60, deadline=None)
-@given(text=seqs, seed=st.sampled_from(["match4", "1T01", "11011", "TTT0T", "12of19", "110101"]),
+@given(text=seqs, seed=st.sampled_from(["match4", "1T01", "11011", "TTT0T", "12of19", "110101",
+                                        "T0T" + "0" * 30 + "TT"]),   # too long to pack
        step=st.integers(1, 5), word=st.sampled_from([28, 4, 6]))
 def test_index_matches_brute_force(text, seed, step, word):
     try:
@@ -87,6 +88,39 @@ def test_index_matches_brute_force(text, seed, step, word):
     for key, ends in want.items():
         assert idx.positions_of(key).tolist() == ends
     assert idx.positions_of((1 << spec.weight) - 1).tolist() == want.get((1 << spec.weight) - 1, [])
+
+
+@pytest.mark.parametrize("seed", ["12of19", "14of22", "T0TT0T", "11T0111", "1T0101T1"])
+def test_packed_window_keys_are_window_keys(seed):
+    """The index's rolling packed window gives every window the key ``window_key`` does."""
+    spec = parse_seed(seed)
+    shift, mask, out = kseed.packed_runs(spec.care_off, spec.care_bits)
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 4, 300).astype(np.int8)
+    packed = 0
+    for end in range(1, codes.shape[0] + 1):
+        packed = ((packed << 2) | int(codes[end - 1])) & ((1 << 2 * spec.length) - 1)
+        if end >= spec.length:
+            assert kseed.packed_key(packed, shift, mask, out) == kseed.window_key(
+                codes, end, spec.care_off, spec.care_bits)
+
+
+@pytest.mark.parametrize("seed,step", [("12of19", 1), ("14of22", 3), ("T0TT0T0TTT", 1),
+                                       ("T" + "0" * 40 + "TTT", 2)])
+def test_threads_build_the_same_index(seed, step):
+    """Threads share the passes by bucket range; any count builds the same arrays
+    (3 Mb: up to three threads, one a megabase)."""
+    rng = np.random.default_rng(11)
+    chars = rng.choice(np.frombuffer(b"ACGTACGTacgN", np.uint8), 3_000_000)
+    one = build_index(chars, seed, step)
+    for threads in (2, 3):
+        other = build_index(chars, seed, step, threads=threads)
+        assert one.low_bits == other.low_bits
+        for name in ("dir_", "pos", "low"):
+            assert np.array_equal(getattr(one, name), getattr(other, name)), (threads, name)
+    want = _brute_index(chars[:20_000], parse_seed(seed), step)
+    head = build_index(chars[:20_000], seed, step, threads=2)
+    assert len(head) == sum(len(v) for v in want.values())
 
 
 def test_index_low_bits_and_directory_buckets():

@@ -122,13 +122,57 @@ def query_keys(key, trans, flips, keys, allow):
 
 #: Window ends between the pass computing a key (and asking for its directory entry)
 #: and the pass using it; the fill asks for the position slot half-way.
-INDEX_AHEAD = 32
-INDEX_RING = 2 * INDEX_AHEAD
+INDEX_AHEAD = 32                #: queued windows whose entries are in flight
+INDEX_BLOCK = 64                #: windows between drains of the queue (a power of two)
+INDEX_RING = 128                #: queue size: INDEX_AHEAD + INDEX_BLOCK, rounded up to 2^k
+#: longest seed whose window is kept packed in one int64 (2 bits a base, 62 bits)
+PACKED_MAX_LEN = 31
 
 
-@njit(cache=True)
-def _index_pass(codes, seed_len, step, care_off, care_bits, low_bits, table, pos, low, fill):
-    """One pass over the indexed windows, in target order.
+def packed_runs(care_off: np.ndarray, care_bits: np.ndarray):
+    """The seed's care positions as runs over a packed window, for ``packed_key``.
+
+    With the window packed 2 bits a base, its last base lowest, a run of adjacent
+    ``1`` positions is one shift and one mask of it; a ``T`` position (its code's low
+    bit) is a run of its own.  Returns int64 arrays ``(shift, mask, out)``: the key
+    is the OR of ``((packed >> shift) & mask) << out`` over the runs.
+    """
+    shift, mask, width = [], [], []
+    for off, bits in zip(care_off.tolist(), care_bits.tolist()):
+        # care positions come left to right (offsets descending): a '1' one base to
+        # the right of a '1' run extends it downwards
+        if bits == 2 and width and care_bits_prev == 2 and off == off_prev - 1:
+            shift[-1] -= 2
+            width[-1] += 2
+        else:
+            shift.append(2 * off)
+            width.append(bits)
+        care_bits_prev, off_prev = bits, off
+    out = np.cumsum(width[::-1])[::-1] - np.array(width, np.int64)
+    mask = [(1 << w) - 1 for w in width]
+    return (np.array(shift, np.int64), np.array(mask, np.int64), out.astype(np.int64))
+
+
+#: ``window_key`` as a call: inlined in the index pass, its loop slows the packed path
+#: threefold (the index pass only uses it for seeds too long to pack)
+window_key_called = njit(cache=True)(window_key.py_func)
+
+
+@njit(cache=True, inline="always")
+def packed_key(packed, shift, mask, out):
+    """``window_key`` of a packed window (see ``packed_runs``)."""
+    key = 0
+    for r in range(shift.shape[0]):
+        key |= ((packed >> shift[r]) & mask[r]) << out[r]
+    return key
+
+
+@njit(cache=True, nogil=True)
+def _index_pass(chars, codes_of, codes, seed_len, step, care_off, care_bits, runs_shift,
+                runs_mask, runs_out, low_bits, b_lo, b_hi, table, pos, low, fill):
+    """One pass over the indexed windows, in target order, for the buckets
+    ``b_lo <= b < b_hi`` (threads share the work by bucket range, so they write
+    disjoint parts of ``table``, ``pos`` and ``low``, each in the serial order).
 
     Counting (``fill`` False): ``table[b + 1]`` += the windows of bucket b; returns
     their total.  Filling (``fill`` True): ``table[b]`` is a cursor starting at the
@@ -136,47 +180,69 @@ def _index_pass(codes, seed_len, step, care_off, care_bits, low_bits, table, pos
     (scanned ascending) land in descending order.
 
     Both passes are bound by memory latency (a random directory entry per window, in
-    a directory far larger than the cache), so each key is computed ``INDEX_AHEAD``
-    windows before it is used and its entry fetched meanwhile (a hint: the same
-    index without it).
+    a directory far larger than the cache): the windows of this range are queued
+    without a branch (another thread's window is a coin toss the CPU would mispredict),
+    their directory entries fetched as they are queued, and the queue drained every
+    ``INDEX_BLOCK`` windows down to its last ``INDEX_AHEAD`` (a hint: the same index
+    without it).  Keys come from a rolling packed window when the seed fits one int64
+    (``runs_shift`` not empty), else base by base from ``codes`` (the target's
+    ``char_codes``, only needed then).
     """
-    n = codes.shape[0]
-    ring = np.empty(INDEX_RING, np.int64)      # key of window end i + 1, or -1
+    n = chars.shape[0]
+    ring_mask = INDEX_RING - 1
+    keys = np.zeros(INDEX_RING, np.int64)       # queued windows' keys ...
+    ends = np.zeros(INDEX_RING, np.int64)       # ... and exclusive ends
+    queued = 0
+    done = 0
     mask = (1 << low_bits) - 1
+    roll = runs_shift.shape[0] > 0
+    window_mask = (1 << (2 * min(seed_len, PACKED_MAX_LEN))) - 1
+    packed = 0
     run = 0
     total = 0
-    for i in range(n + INDEX_AHEAD):
-        if i < n:
-            key = -1
-            if codes[i] < 0:
-                run = 0
-            else:
-                run += 1
-                if run >= seed_len and (i + 1) % step == 0:
-                    key = window_key(codes, i + 1, care_off, care_bits)
-                    prefetch(table, key >> low_bits)
-            ring[i % INDEX_RING] = key
-        h = i - INDEX_AHEAD // 2
-        if fill and 0 <= h < n:
-            key = ring[h % INDEX_RING]
-            if key >= 0:
-                prefetch(pos, table[key >> low_bits] - 1)
-        u = i - INDEX_AHEAD
-        if u < 0:
-            continue
-        key = ring[u % INDEX_RING]
-        if key < 0:
-            continue
-        b = key >> low_bits
-        if fill:
-            j = table[b] - 1
-            table[b] = j
-            pos[j] = u + 1
-            if low_bits > 0:
-                low[j] = key & mask
+    to_step = step                  # window ends until the next multiple of step
+    for i in range(n):
+        key = -1
+        to_step -= 1
+        stepped = to_step == 0
+        if stepped:
+            to_step = step
+        c = codes_of[chars[i]]
+        if c < 0:
+            run = 0
         else:
-            table[b + 1] += 1
-            total += 1
+            run += 1
+            packed = ((packed << 2) | c) & window_mask
+            if run >= seed_len and stepped:
+                if roll:
+                    key = packed_key(packed, runs_shift, runs_mask, runs_out)
+                else:
+                    key = window_key_called(codes, i + 1, care_off, care_bits)
+        b = key >> low_bits
+        keys[queued & ring_mask] = key
+        ends[queued & ring_mask] = i + 1
+        queued += (key >= 0) & (b >= b_lo) & (b < b_hi)
+        # the newest queued window (again, when this one was not queued: a hit)
+        prefetch(table, keys[(queued - 1) & ring_mask] >> low_bits)
+        if (i + 1) % INDEX_BLOCK != 0 and i + 1 < n:
+            continue
+        until = queued - INDEX_AHEAD if i + 1 < n else queued
+        while done < until:
+            at = done & ring_mask
+            b = keys[at] >> low_bits
+            if fill:
+                if done + INDEX_AHEAD // 2 < queued:
+                    ahead = keys[(done + INDEX_AHEAD // 2) & ring_mask] >> low_bits
+                    prefetch(pos, table[ahead] - 1)
+                j = table[b] - 1
+                table[b] = j
+                pos[j] = ends[at]
+                if low_bits > 0:
+                    low[j] = keys[at] & mask
+            else:
+                table[b + 1] += 1
+                total += 1
+            done += 1
     return total
 
 
@@ -231,14 +297,14 @@ def _sort_buckets(dir_, pos, low, low_bits):
             low[a + k] = tmp_low[k]
 
 
-def build_index_arrays(codes: np.ndarray, seed_len: int, step: int, care_off: np.ndarray,
-                       care_bits: np.ndarray, weight: int, low_bits: int):
+def build_index_arrays(chars: np.ndarray, seed_len: int, step: int, care_off: np.ndarray,
+                       care_bits: np.ndarray, weight: int, low_bits: int, threads: int = 1):
     """Count -> prefix sum -> fill.  Returns ``(dir_, pos, low)``.
 
     Parameters
     ----------
-    codes : int8 array
-        Seed codes of the target buffer (``char_codes``).
+    chars : uint8 array
+        The target buffer (ASCII; only upper-case ACGT are seed bases).
     seed_len, step : int
         Window length; only window ends divisible by ``step`` are indexed.
     care_off, care_bits : int64 arrays
@@ -247,20 +313,43 @@ def build_index_arrays(codes: np.ndarray, seed_len: int, step: int, care_off: np
         Total key bits.
     low_bits : int
         Key bits kept per entry instead of in the directory (0..7).
+    threads : int
+        Threads sharing each pass by bucket range (the same arrays for any count).
     """
-    n = codes.shape[0]
+    n = chars.shape[0]
     pos_dtype = np.int32 if n < 2**31 - 1 else np.int64
     nbuckets = 1 << (weight - low_bits)
+    if seed_len <= PACKED_MAX_LEN:
+        runs = packed_runs(care_off, care_bits)
+        codes = chars[:0].view(np.int8)
+    else:
+        runs = (np.empty(0, np.int64),) * 3
+        codes = char_codes(chars)
+    threads = max(1, min(threads, n // (1 << 20) + 1))      # a thread per megabase at most
+
+    def each_part(bounds, table, pos, low, fill):
+        def one(k):
+            return _index_pass(chars, CODES, codes, seed_len, step, care_off, care_bits,
+                               *runs, low_bits, bounds[k], bounds[k + 1], table, pos, low,
+                               fill)
+        if threads == 1:
+            return [one(0)]
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(threads) as pool:
+            return list(pool.map(one, range(threads)))
+
     # one directory array, reused as the fill cursor: memory is the directory
     # plus the positions, nothing more (the directory dominates for 24-bit seeds)
     counts = np.zeros(nbuckets + 1, dtype=pos_dtype)
-    total = _index_pass(codes, seed_len, step, care_off, care_bits, low_bits, counts,
-                        counts[:0], counts[:0].view(np.uint8), False)
+    by_buckets = np.linspace(0, nbuckets, threads + 1).astype(np.int64)
+    total = sum(each_part(by_buckets, counts, counts[:0], counts[:0].view(np.uint8), False))
     np.cumsum(counts, out=counts)          # counts[b + 1] = end of bucket b
     pos = np.empty(total, dtype=pos_dtype)
     low = np.empty(total if low_bits > 0 else 0, dtype=np.uint8)
-    _index_pass(codes, seed_len, step, care_off, care_bits, low_bits, counts[1:], pos, low,
-                True)
+    # the fill shares out entries rather than buckets
+    by_entries = np.searchsorted(counts, np.linspace(0, total, threads + 1)).astype(np.int64)
+    by_entries[0], by_entries[-1] = 0, nbuckets
+    each_part(by_entries, counts[1:], pos, low, True)
     counts[:-1] = counts[1:]               # the fill left counts[b + 1] = start of b
     counts[-1] = total
     dir_ = counts

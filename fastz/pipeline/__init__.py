@@ -150,9 +150,11 @@ class Aligner:
                                    capsule.dir_, capsule.pos, capsule.low, capsule.low_bits,
                                    len(self.target))
         elif self.opts.segments_file is None:
+            from .parallel import resolve_workers
             self.index = build_index(self.target.chars, self.opts.seed, self.opts.step,
                                      word=self.opts.word,
-                                     max_word_count=(self.opts.extra or {}).get("maxwordcount"))
+                                     max_word_count=(self.opts.extra or {}).get("maxwordcount"),
+                                     threads=resolve_workers(self.opts.workers))
         self.segments = None
         from ..io.sequences import chores_path
         self.chores = chores_path(self.opts.query, self.opts)   # --chores

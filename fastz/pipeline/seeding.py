@@ -154,7 +154,8 @@ def _low_bits_for(weight: int, n: int) -> int:
 
 
 def build_index(target_chars: np.ndarray, seed: str | SeedSpec, step: int = 1,
-                word: int = 28, max_word_count: str | None = None) -> SeedIndex:
+                word: int = 28, max_word_count: str | None = None,
+                threads: int = 1) -> SeedIndex:
     """Index every target window whose ``Lseed`` bases are all upper-case ACGT and
     whose exclusive end is divisible by ``step`` (LASTZ ``build_seed_position_table``).
 
@@ -170,15 +171,16 @@ def build_index(target_chars: np.ndarray, seed: str | SeedSpec, step: int = 1,
         ``--word``: most index bits before the seed becomes overweight.
     max_word_count : str, optional
         The value of ``--maxwordcount=<limit>[%][,<chasm>]`` (see ``limit_index``).
+    threads : int
+        Threads building it (a chromosome's index is seconds of memory latency).
     """
     if step < 1:
         raise OptionsError(f"step can't be {step}")
     spec = seed if isinstance(seed, SeedSpec) else parse_seed(seed, word)
     chars = np.ascontiguousarray(target_chars, dtype=np.uint8)
-    codes = kseed.char_codes(chars)
     low_bits = _low_bits_for(spec.weight, -(-chars.shape[0] // step))
-    dir_, pos, low = kseed.build_index_arrays(codes, spec.length, step, spec.care_off,
-                                              spec.care_bits, spec.weight, low_bits)
+    dir_, pos, low = kseed.build_index_arrays(chars, spec.length, step, spec.care_off,
+                                              spec.care_bits, spec.weight, low_bits, threads)
     index = SeedIndex(spec, step, dir_, pos, low, low_bits, int(chars.shape[0]))
     if max_word_count is not None:
         n = int(chars.shape[0])

@@ -444,3 +444,23 @@ def test_dotplot_reads_segments(data, tmp_path):
     assert all(s.shape[1] == 4 for s in d.segments)
     lines = rdp.read_text().splitlines()
     assert sum(s.shape[0] for s in d.segments) == sum(1 for ln in lines if ln.startswith("NA"))
+
+
+@pytest.mark.parametrize("limit", [["--stopafter=6"], ["--anyornone"],
+                                   ["--queryhspbest=13", "--stopafter=6"],
+                                   ["--stopafter=6", "--notruncationreport"]],
+                         ids=" ".join)
+def test_immediate_extensions_after_the_last_printed_one_still_report(limit, shared_pairs):
+    """--anyornone/--stopafter: lastz goes on extending the HSPs it finds after the last
+    alignment it can print (until one more distinct alignment counts); none is printed,
+    but their truncation reports are on stderr, whole, as fastz's."""
+    from parity_cases import run_program
+    words = ["target.fa", "query.fa", *limit, "--allocate:traceback=200k"]
+    cwd = shared_pairs / "hpylori_26695_vs_J99_Eslice"
+    lz, fz = (run_program(p, words, cwd) for p in ("lastz", "fastz"))
+    assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert fz.stderr == lz.stderr
+    printable = 1 if "--anyornone" in limit else 6
+    if "--notruncationreport" not in limit:     # (two lines an alignment truncated)
+        assert lz.stderr.count(b"truncating") > 2 * printable, "none after the last printed"

@@ -8,7 +8,10 @@ printed at once, unless it repeats one already seen for this query (``--stopafte
 remembers the first N; a repeat is one with the same ends on the same strands, where
 LASTZ compares 32-bit hashes of them) or N have been printed: the query's output is
 its first N distinct alignments in discovery order, plus strand first.  LASTZ then
-stops the search; nothing it would still find is printed.  With ``--anyornone``
+goes on extending what it finds until one more distinct alignment counts (N + 1: the
+search stops) -- never, on a strand after the N-th, where nothing counts any more --
+and prints none of it, but those extensions' truncation reports (``--allocate:
+traceback``) reach stderr, so fastz extends them too unless ``--notruncationreport``.  With ``--anyornone``
 (N = 1) only the first alignment is printed.  In the formats that print gap-free
 segments (rdotplot, genseg, mafsegments) the cap counts segments (``output.c``'s
 ``printedForQuery``), so the N-th segment ends the query's output.
@@ -35,6 +38,10 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     results, searched = [], []
     cap = PrintCap(aligner, limit)
     search = _Search(limit)
+    # LASTZ's search goes on after the last alignment it can print (until one more
+    # counts), extending every HSP it finds: only the truncation reports of those
+    # extensions reach stderr, so without them there is nothing left to do
+    silent_after_cap = not warn and "notruncationreport" in (aligner.opts.extra or {})
     found = {}
     for s in strands:
         query = bufs[s]
@@ -43,7 +50,7 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
         search.start_strand()
         searched.append((s, None))
         for k in range(hsps.shape[0]):
-            if not warn and (cap.left <= 0 or search.full()):
+            if silent_after_cap and (cap.left <= 0 or search.full()):
                 break                # nothing more can be printed, nor need be counted
             anchor = anchors_from_hsps(hsps[k:k + 1], aligner.target.chars,
                                        query.chars, aligner.scores.sub)

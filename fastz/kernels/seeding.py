@@ -120,11 +120,13 @@ def query_keys(key, trans, flips, keys, allow):
 # --- Building the index ----------------------------------------------------------------
 
 
-#: Window ends between the pass computing a key (and asking for its directory entry)
-#: and the pass using it; the fill asks for the position slot half-way.
-INDEX_AHEAD = 32                #: queued windows whose entries are in flight
-INDEX_BLOCK = 64                #: windows between drains of the queue (a power of two)
-INDEX_RING = 128                #: queue size: INDEX_AHEAD + INDEX_BLOCK, rounded up to 2^k
+#: The index passes queue each window as its key is computed (and its directory entry
+#: asked for), and use it once INDEX_AHEAD more are queued; the fill asks for the
+#: position slot half-way.  The queue is drained every INDEX_BLOCK windows (a power of
+#: two), so it holds up to INDEX_AHEAD + INDEX_BLOCK: INDEX_RING, rounded up to 2^k.
+INDEX_AHEAD = 32
+INDEX_BLOCK = 64
+INDEX_RING = 128
 #: longest seed whose window is kept packed in one int64 (2 bits a base, 62 bits)
 PACKED_MAX_LEN = 31
 
@@ -137,17 +139,18 @@ def packed_runs(care_off: np.ndarray, care_bits: np.ndarray):
     bit) is a run of its own.  Returns int64 arrays ``(shift, mask, out)``: the key
     is the OR of ``((packed >> shift) & mask) << out`` over the runs.
     """
-    shift, mask, width = [], [], []
+    shift, width = [], []
+    prev_bits, prev_off = 0, -2
     for off, bits in zip(care_off.tolist(), care_bits.tolist()):
         # care positions come left to right (offsets descending): a '1' one base to
         # the right of a '1' run extends it downwards
-        if bits == 2 and width and care_bits_prev == 2 and off == off_prev - 1:
+        if bits == 2 and prev_bits == 2 and off == prev_off - 1:
             shift[-1] -= 2
             width[-1] += 2
         else:
             shift.append(2 * off)
             width.append(bits)
-        care_bits_prev, off_prev = bits, off
+        prev_bits, prev_off = bits, off
     out = np.cumsum(width[::-1])[::-1] - np.array(width, np.int64)
     mask = [(1 << w) - 1 for w in width]
     return (np.array(shift, np.int64), np.array(mask, np.int64), out.astype(np.int64))

@@ -79,7 +79,7 @@ def pair_dir(pair: str) -> Path:
     if not (where / "query.fa").exists():
         sys.path.insert(0, str(REPO / "bench"))
         from synthetic import write_pair
-        write_pair(where, int(size.group(1)), pieces=40)
+        write_pair(where, int(size.group(1)))
     return where
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 BASES = np.frombuffer(b"ACGT", dtype=np.uint8)
 FAMILIES, FAMILY_LEN, BASES_PER_COPY, UNMASKED_ONE_IN = 20, 300, 6_000, 50
-PIECE, SPACER = 50_000, 5_000
+PIECE, SPACER, PIECES = 50_000, 5_000, 40
 
 
 def _complement_table() -> np.ndarray:
@@ -80,7 +80,7 @@ def write_fasta(path: Path, name: str, seq: np.ndarray, width: int = 60) -> None
     tmp.rename(path)
 
 
-def write_pair(out: Path, target_mb: float, pieces: int) -> None:
+def write_pair(out: Path, target_mb: float, pieces: int = PIECES) -> None:
     out.mkdir(parents=True, exist_ok=True)
     target, query = make_pair(int(target_mb * 1_000_000), pieces)
     write_fasta(out / "target.fa", "chrSynth", target)
@@ -92,7 +92,7 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", type=Path)
     ap.add_argument("--target-mb", type=float, default=120)
-    ap.add_argument("--pieces", type=int, default=40)
+    ap.add_argument("--pieces", type=int, default=PIECES)
     a = ap.parse_args(argv)
     write_pair(a.out, a.target_mb, a.pieces)
     return 0

@@ -773,7 +773,7 @@ def _align(aligner: Aligner, out) -> None:
     """Align every query strand and write the output (header, alignments, footer)."""
     from ..io.formats import make_writer
     from .filtering import say_shortfall
-    from .gapped import report_truncations
+    from .gapped import report_truncations, truncations_reported
     from .masking import finish_masking
     from .report import Progress
     o = aligner.opts
@@ -804,7 +804,7 @@ def _align(aligner: Aligner, out) -> None:
                 if shortfall is not None:
                     say_shortfall(*shortfall)
                 trunc = res.stats.pop("truncations", None)
-                if trunc is not None and "notruncationreport" not in o.extra:
+                if trunc is not None and truncations_reported(o):
                     report_truncations(trunc)
                 depth = res.stats.pop("depth_warning", None)
                 if depth is not None:

@@ -125,6 +125,11 @@ def _delayed_trivial(target: Sequence, query: Sequence, al, m, first_is_last: bo
     return bool(np.array_equal(target.chars[p1:e1 + 1], query.chars[p2:p2 + e1 + 1 - p1]))
 
 
+def truncations_reported(opts) -> bool:
+    """Whether extensions cut short by --allocate:traceback are said on stderr."""
+    return "notruncationreport" not in (opts.extra or {})
+
+
 def report_truncations(trunc: np.ndarray) -> None:
     """LASTZ's stderr lines for extensions cut short by --allocate:traceback."""
     for rev, er, ec, a1, a2, _ in trunc.tolist():

@@ -10,9 +10,9 @@ LASTZ compares 32-bit hashes of them) or N have been printed: the query's output
 its first N distinct alignments in discovery order, plus strand first.  LASTZ then
 goes on extending what it finds until one more distinct alignment counts (N + 1: the
 search stops) -- never, on a strand after the N-th, where nothing counts any more --
-and prints none of it, but those extensions' truncation reports (``--allocate:
-traceback``) reach stderr, so fastz extends them too unless ``--notruncationreport``.  With ``--anyornone``
-(N = 1) only the first alignment is printed.  In the formats that print gap-free
+and prints none of it; but those extensions' truncation reports (``--allocate:
+traceback``) reach stderr, so fastz extends them too unless ``--notruncationreport``.
+With ``--anyornone`` (N = 1) only the first alignment is printed.  In the formats that print gap-free
 segments (rdotplot, genseg, mafsegments) the cap counts segments (``output.c``'s
 ``printedForQuery``), so the N-th segment ends the query's output.
 
@@ -33,6 +33,7 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     given after ``--anyornone``/``--stopafter``) the notes name the strands whose search
     LASTZ stops over the limit (see ``_Search``), as ``hsp_limit_warnings`` wants."""
     from .anchors import anchors_from_hsps
+    from .gapped import truncations_reported
 
     no_anchors = np.zeros(0, ANCHOR_DTYPE)
     results, searched = [], []
@@ -41,7 +42,7 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     # LASTZ's search goes on after the last alignment it can print (until one more
     # counts), extending every HSP it finds: only the truncation reports of those
     # extensions reach stderr, so without them there is nothing left to do
-    silent_after_cap = not warn and "notruncationreport" in (aligner.opts.extra or {})
+    silent_after_cap = not warn and not truncations_reported(aligner.opts)
     found = {}
     for s in strands:
         query = bufs[s]

@@ -415,7 +415,9 @@ def test_search_in_parts_equals_one_search(case, shared_pairs, monkeypatch):
     its order, and its raw-hit count, on both strands of a real pair (whose diagonals
     collide in the 65,536-bucket hash: a range keeps a bucket's hits together); also
     with small blocks, some of which fill their batch of hits and stop early (the
-    round then ends with that block and the next round starts where it stopped)."""
+    round then ends with that block and the next round starts where it stopped), and
+    with a thread count that changes from round to round (``cores``: the ranges of
+    one round are not those of the last, the diagonal hash carries over)."""
     from fastz.kernels import filtering as kfilt
     from fastz.pipeline import filtering as pfilt
     seed, trans, gf, gp, self_strand = case
@@ -423,16 +425,21 @@ def test_search_in_parts_equals_one_search(case, shared_pairs, monkeypatch):
     monkeypatch.setattr(pfilt, "PARTS_MIN_QUERY", 0)
     for qs in strands:
         runs = []
-        for threads, block, batch in ((1, None, None), (2, None, None), (3, 20_000, 1 << 20),
-                                      (7, 20_000, 1 << 20), (2, 20_000, 9_000),
-                                      (3, 1_000, 700)):
+        for threads, block, batch, now in ((1, None, None, None), (2, None, None, None),
+                                           (3, 20_000, 1 << 20, None),
+                                           (7, 20_000, 1 << 20, None),
+                                           (2, 20_000, 9_000, None), (3, 1_000, 700, None),
+                                           (4, 20_000, 9_000, [1, 3, 2, 4, 1, 1, 5]),
+                                           (6, 3_000, 2_000, [2, 1, 6, 3])):
             if block:
                 monkeypatch.setattr(pfilt, "BLOCK_POSITIONS", block)
                 monkeypatch.setattr(kfilt, "BLOCK_HITS", batch)
+            rounds = iter(now * 1000) if now else None
             st = {}
             h = find_hsps(index, t, qs, None, trans, SS.masked, 910, 3000, True, gfextend=gf,
-                          gapped=gp, self_strand=self_strand, stats=st, threads=threads)
-            assert st.get("seed_parts", 1) == threads
+                          gapped=gp, self_strand=self_strand, stats=st, threads=threads,
+                          cores=rounds.__next__ if rounds else None)
+            assert st.get("seed_parts", 1) == (min(threads, max(now)) if now else threads)
             runs.append((h, st["raw_hits"]))
         (want, raw), rest = runs[0], runs[1:]
         assert want.shape[0] > 5

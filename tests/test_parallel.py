@@ -332,15 +332,20 @@ def test_a_lone_strand_searches_its_seeds_in_parts(monkeypatch):
         os.chdir(cwd)
 
 
-def test_seed_search_takes_idle_cores_only_after_the_last_unit(monkeypatch):
-    """Before the parent has handed out every unit an idle core is about to take the next
-    strand: a seed search starting then runs in one thread (it cannot shrink later)."""
+def test_a_strand_uses_its_share_of_the_cores(monkeypatch):
+    """Each strand being aligned gets its share of the workers' cores, rounded up (no
+    core idles), asked again as the others start and finish; the seed search and the
+    speculative extension take at most their own thread count, and at least one."""
     import multiprocessing as mp
     from fastz.pipeline import parallel
-    assert parallel.seeding_cores() is None                  # not in a worker
+    assert parallel.free_cores() is None                     # not in a worker
+    assert parallel.usable(4, parallel.free_cores) == 4
     monkeypatch.setattr(parallel, "_TOTAL", 8)
     monkeypatch.setattr(parallel, "_BUSY", mp.Value("i", 3))
-    monkeypatch.setattr(parallel, "_DRAINED", mp.Value("b", 0))
-    assert parallel.seeding_cores() == 1 and parallel.free_cores() == 6
-    parallel._DRAINED.value = 1
-    assert parallel.seeding_cores() == 6
+    assert parallel.free_cores() == 3
+    parallel._BUSY.value = 2
+    assert parallel.free_cores() == 4 and parallel.usable(3, parallel.free_cores) == 3
+    parallel._BUSY.value = 1
+    assert parallel.free_cores() == 8 and parallel.usable(16, parallel.free_cores) == 8
+    parallel._BUSY.value = 9
+    assert parallel.free_cores() == 1 and parallel.usable(16, lambda: 0) == 1

@@ -219,14 +219,15 @@ class Aligner:
     NO_THRESHOLD = -(1 << 62)
 
     def find_hsps(self, query: Sequence, strand: str, unmerged: bool = False,
-                  stop_after: int = -1, every: bool = False, threads: int = 1, say=None):
+                  stop_after: int = -1, every: bool = False, threads: int = 1, say=None,
+                  cores=None):
         """The HSPs (or seed hits) of one query strand buffer, in discovery order.
         ``unmerged``: leave --twins/--recoverseeds HSPs as found (the caller counts or
         chooses them first, then calls ``finish_hsps``, as LASTZ does); ``stop_after``:
         see ``filtering.find_hsps``; ``every``: every x-drop extension, with no
         threshold and no entropy adjustment (for ``K=top``'s table, on the CPU);
         ``threads``: threads the CPU search may use (``filtering.search_parts``);
-        ``say``: see ``filtering.find_hsps``."""
+        ``say``, ``cores``: see ``filtering.find_hsps``."""
         st = _stages()
         o = self.opts
         thresh, entropy, gfextend, backend = ((self.NO_THRESHOLD, False, True, "cpu") if every
@@ -241,7 +242,7 @@ class Aligner:
                 self_strand=strand if o.self_compare else None,
                 processor=self.processor(unmerged), backend=backend, stop_after=stop_after,
                 threads=threads, window=None if query.chore is None else query.chore.bounds,
-                double=o.double_scores and not every, say=say)
+                double=o.double_scores and not every, say=say, cores=cores)
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -280,10 +281,9 @@ class Aligner:
         elif self.segments is not None:
             hsps = self.segments.take(self.target, query, strand)
         else:
-            # the search may use the cores no other strand will take (seeding_cores)
-            cores = st.parallel.seeding_cores()
-            hsps = self.find_hsps(query, strand,
-                                  threads=threads if cores is None else min(threads, cores),
+            # (the search takes this strand's share of the cores round by round)
+            hsps = self.find_hsps(query, strand, threads=threads,
+                                  cores=st.parallel.free_cores,
                                   say=lambda *at: shortfall.append(at))
         if o.mirrors_hsps and not mirrored:                     # --self (issue 6)
             from .mirror import mirror_hsps

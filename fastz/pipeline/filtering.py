@@ -166,7 +166,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
               processor: HitProcessor | None = None, backend: str = "cpu",
               stop_after: int = -1, threads: int = 1,
               window: tuple[int, int, int, int] | None = None,
-              double: bool = False, say=None) -> np.ndarray:
+              double: bool = False, say=None, cores=None) -> np.ndarray:
     """HSPs (or seed hits) of one query strand against the indexed target, in LASTZ's
     discovery order.
 
@@ -214,6 +214,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     threads : int
         Threads the default processors' CPU search may use on a long query strand
         (``search_parts``); the result is the same.
+    cores : callable, optional
+        ``cores()``: how many of those threads may run now (``parallel.free_cores``),
+        asked again for each round of the search in parts.
     window : (t_lo, t_hi, q_lo, q_hi), optional
         ``--chores``: only the seed hits lying wholly in target ``[t_lo, t_hi)`` and
         query ``[q_lo, q_hi)`` (strand buffer positions) are processed; their HSPs may
@@ -296,9 +299,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                     spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
                     trans, t, q, qcodes, len1, len2,
                     table, int(xdrop), kthresh, ent_lo, ent_hi, mode)
-            parts = threads if stop_after < 0 and len2 >= PARTS_MIN_QUERY else 1
-            if parts > 1:
-                rows, n_raw = search_parts(args, len2, self_mode, parts, lims)
+            if threads > 1 and stop_after < 0 and len2 >= PARTS_MIN_QUERY:
+                rows, n_raw, parts = search_parts(args, len2, self_mode, threads, lims,
+                                                  cores)
                 if stats is not None:
                     stats["seed_parts"] = stats.get("seed_parts", 0) + parts
             else:
@@ -320,57 +323,68 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
 PARTS_MIN_QUERY = 1 << 20
 
 
-def search_parts(args, len2: int, self_mode: int, parts: int,
-                 window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)):
-    """``kernels.filtering.search_strand(*args, ...)`` in ``parts`` threads at once
-    (``len2``: the query strand's length, which sizes each part's diagonal hash;
-    ``window``: ``search_strand``'s t_lo, t_hi, q_lo, q_hi).
+def search_parts(args, len2: int, self_mode: int, threads: int,
+                 window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT), cores=None):
+    """``kernels.filtering.search_strand(*args, ...)`` in up to ``threads`` threads at
+    once (``len2``: the query strand's length, which sizes the diagonal hash;
+    ``window``: ``search_strand``'s t_lo, t_hi, q_lo, q_hi; ``cores()``, when given,
+    says how many threads may run now, as in ``speculate.extend_anchors_parallel``).
 
     A hit's fate depends only on the hits of its diagonal-hash bucket before it, so
-    the buckets are cut into ``parts`` ranges, each with a diagonal hash of its own.
-    The strand is searched in rounds of ``parts`` blocks of query positions: the
-    threads first enumerate one block each (``enumerate_hits``, the seed look-ups,
-    grouped by range), then process one range each over the round's blocks in order
-    (``process_hits``, the x-drop extensions).  The rows, tagged with their query end
-    and rank there, are merged back into discovery order.  Returns (rows, n_raw) as
-    the single search does.
+    the buckets are cut into ranges, one a thread, that share the hash without
+    sharing a bucket.  The strand is searched in rounds, each with as many threads as
+    ``cores()`` allows then (a strand that outlives the others takes their cores):
+    the threads first enumerate one block of query positions each
+    (``enumerate_hits``, the seed look-ups, grouped by range), then process one range
+    each over the round's blocks in order (``process_hits``, the x-drop extensions).
+    A round's rows, tagged with their query end and rank there, are merged back into
+    discovery order.  Returns (rows, n_raw, most threads a round used).
     """
     from concurrent.futures import ThreadPoolExecutor
+
+    from .parallel import usable
     (dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off, trans,
      t, q, qcodes, len1, _, table, xdrop, hspthresh, ent_lo, ent_hi, mode) = args
     t_lo, t_hi, q_lo, q_hi = window
     start, end = max(0, q_lo + seed_len - 1), min(len2, q_hi)     # as search_strand
     step = BLOCK_POSITIONS
-    hashes = [kfilt.diag_hash(len2) for _ in range(parts)]
-    outs = [np.empty((1024, 6), np.int64) for _ in range(parts)]
-    rows = [0] * parts
-    raw = [0] * parts
+    diag_end = kfilt.diag_hash(len2)
+    found, n_raw, most = [], 0, 1
 
-    def enumerate_block(first):
+    def enumerate_block(first, parts):
         return kfilt.enumerate_hits(dir_, low, pos, low_bits, seed_len, care_off, care_bits,
                                     flips, resolve_off, trans, t, q, qcodes, len2, self_mode,
                                     first, min(first + step, end), parts, kfilt.BLOCK_HITS,
                                     t_lo, t_hi)
 
     def process_range(part, blocks):
+        out, n, raw = np.empty((1024, 6), np.int64), 0, 0
         for hits, bounds, _ in blocks:
-            outs[part], rows[part], n, _ = kfilt.process_hits(
+            out, n, got, _ = kfilt.process_hits(
                 hits, bounds[part], bounds[part + 1], t, q, len1, len2, seed_len, table,
-                xdrop, hspthresh, ent_lo, ent_hi, mode, hashes[part], -1, outs[part],
-                rows[part])
-            raw[part] += n
+                xdrop, hspthresh, ent_lo, ent_hi, mode, diag_end, -1, out, n)
+            raw += got
+        return out[:n], raw
 
     first = start
-    with ThreadPoolExecutor(parts) as pool:      # the kernels release the GIL
+    with ThreadPoolExecutor(threads) as pool:      # the kernels release the GIL
         while first < end:
-            blocks = list(pool.map(enumerate_block, range(first, end, step)[:parts]))
+            parts = usable(threads, cores)
+            most = max(most, parts)
+            firsts = range(first, end, step)[:parts]
+            blocks = list(pool.map(enumerate_block, firsts, [parts] * len(firsts)))
             # a block that stopped early (its hits filled a batch) ends the round: the
             # blocks after it are enumerated again next round, from where it stopped
             # (with smaller blocks)
             used = next((k for k, b in enumerate(blocks)
                          if b[2] < min(first + (k + 1) * step, end)), len(blocks) - 1)
             blocks = blocks[:used + 1]
-            list(pool.map(process_range, range(parts), [blocks] * parts))
+            done = list(pool.map(process_range, range(parts), [blocks] * parts))
+            rows = np.concatenate([r for r, _ in done])
+            if parts > 1:
+                rows = rows[np.lexsort((rows[:, 5], rows[:, 4]))]
+            found.append(rows[:, :4])
+            n_raw += sum(raw for _, raw in done)
             # the next blocks hold about half a batch of hits at this round's density,
             # so few stop early (each stop wastes the blocks enumerated after it)
             held = sum(b[0].shape[0] for b in blocks)
@@ -378,8 +392,8 @@ def search_parts(args, len2: int, self_mode: int, parts: int,
             step = BLOCK_POSITIONS if held == 0 else min(
                 BLOCK_POSITIONS, max(1024, kfilt.BLOCK_HITS * covered // (2 * held)))
             first = blocks[-1][2]
-    found = np.concatenate([o[:n] for o, n in zip(outs, rows)])
-    return found[np.lexsort((found[:, 5], found[:, 4]))][:, :4], sum(raw)
+    rows = np.concatenate(found) if found else np.zeros((0, 4), np.int64)
+    return rows, n_raw, most
 
 
 #: Query positions of one thread's block in ``search_parts`` (about 350,000 seed hits

@@ -29,7 +29,6 @@ from ..records import Alignments, Sequence, StrandResult
 _ALIGNER = None     # set in the parent before forking; inherited by the workers
 _RENDER = None      # the writer the workers render strands with, or None (the parent does)
 _BUSY = None        # strands being aligned now, counted across the workers (mp.Value)
-_DRAINED = None     # set once the parent has handed out the last unit (mp.Value)
 _TOTAL = 1          # the number of workers
 
 #: units sent to a worker together: up to this many query bases (a longer unit goes
@@ -40,23 +39,20 @@ BATCH_UNITS = 1024
 
 
 def free_cores() -> int | None:
-    """Threads a strand may use now: the cores no other worker's strand is using
-    (None outside a worker process)."""
+    """Threads a strand may use now: its share of the cores among the strands being
+    aligned in all workers, rounded up so no core is left idle (None outside a worker
+    process).  Asked again round by round (seed search) and window by window
+    (speculative extension), so a strand that outlives the others takes their cores."""
     if _BUSY is None:
         return None
-    return max(1, _TOTAL - _BUSY.value + 1)
+    return -(-_TOTAL // max(1, _BUSY.value))
 
 
-def seeding_cores() -> int | None:
-    """Threads a strand's seed search may use as it starts (None outside a worker).
-
-    The search cannot change its thread count midway (the speculative extension asks
-    ``free_cores`` window by window), so a core counts as free only once the parent
-    has handed out every unit: before that a core idle now is about to take the next
-    strand, and a search in parts would oversubscribe the machine."""
-    if _BUSY is None:
-        return None
-    return free_cores() if _DRAINED.value else 1
+def usable(threads: int, cores) -> int:
+    """Threads to run now: ``cores()`` (e.g. ``free_cores``) when given and known, at
+    most ``threads`` and at least one."""
+    free = cores() if cores is not None else None
+    return threads if free is None else max(1, min(threads, free))
 
 
 def available_cores() -> int:
@@ -142,9 +138,9 @@ def _merge_stats(into: dict, more: dict) -> None:
 def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
                      workers: int) -> Iterator[StrandResult]:
     """Align ``units`` (query strand buffer, strand) in ``workers`` processes, in order."""
-    # every strand may extend anchors in as many threads as there are workers; it
-    # uses those the other strands leave free (free_cores), so the last strand of a
-    # run, or the heavy strand of a query whose other strand is light, gets every core
+    # every strand may search and extend in as many threads as there are workers; it
+    # uses its share of them (free_cores), so the last strand of a run, or the heavy
+    # strand of a query whose other strand is light, gets every core
     jobs = ((batch, _align_units, (batch, workers))
             for batch in batches(units, lambda unit: len(unit[0])))
     for batch, (out, stats) in _pooled(aligner, jobs, workers):
@@ -179,13 +175,13 @@ def parallel_queries(aligner, work, queries, workers: int):
 def _pooled(aligner, jobs, workers: int):
     """Run ``jobs`` ((context, function, args) triples) in ``workers`` forked processes;
     yields (context, result) in submission order, at most 2 x workers in flight."""
-    global _ALIGNER, _BUSY, _TOTAL, _RENDER, _DRAINED
+    global _ALIGNER, _BUSY, _TOTAL, _RENDER
     _ALIGNER = aligner
     if aligner.opts.gapped:
         aligner.padded_target()             # (made once, shared by the workers' pages)
     _RENDER = aligner.strand_renderer()
     ctx = mp.get_context("fork")
-    _BUSY, _TOTAL, _DRAINED = ctx.Value("i", 0), workers, ctx.Value("b", 0)
+    _BUSY, _TOTAL = ctx.Value("i", 0), workers
     pending: deque = deque()
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
@@ -194,7 +190,6 @@ def _pooled(aligner, jobs, workers: int):
                 while len(pending) > 2 * workers:
                     context, fut = pending.popleft()
                     yield context, fut.result()
-            _DRAINED.value = 1
             while pending:
                 context, fut = pending.popleft()
                 yield context, fut.result()
@@ -202,4 +197,4 @@ def _pooled(aligner, jobs, workers: int):
         raise FastzError("a worker process died unexpectedly (killed, or out of memory); "
                          "no output was completed") from None
     finally:
-        _ALIGNER, _BUSY, _RENDER, _DRAINED = None, None, None, None
+        _ALIGNER, _BUSY, _RENDER = None, None, None

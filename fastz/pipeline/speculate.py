@@ -32,6 +32,7 @@ from ..kernels.gapped import (
 )
 from ..kernels.rowindex import skip_test
 from ..kernels.ydrop import padded_query
+from .parallel import usable
 
 
 # HSP anchors this close (diagonal, target position) to one being extended in the same
@@ -84,8 +85,7 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
     with ThreadPoolExecutor(max_workers=threads) as pool:
         k = 0
         while k < n:
-            free = cores() if cores is not None else None
-            now = threads if free is None else max(1, min(threads, free))
+            now = usable(threads, cores)
             if now == 1:
                 # one core to use: the next anchors in order, as the sequential engine
                 for j in range(k, min(n, k + 32)):

@@ -12,9 +12,11 @@ identical (``fastz compare``).  A row is appended to docs/benchmarks.md.
     python bench/run.py all              # the issue's standard set
     python bench/run.py ecoli_K12_vs_salmonella_LT2 --double   # fastz_D vs lastz_D
     python bench/run.py synthetic120     # a 120 Mb synthetic target (bench/synthetic.py)
+    python bench/run.py synthetic20x360  # chromosome against chromosome: 20 Mb, 360 pieces
 
-Pairs live in ../shared/data/pairs/<name>/{target,query}.fa; ``synthetic<N>`` is
-written once by bench/synthetic.py (an N Mb target) under ~/.cache/fastz/bench/.
+Pairs live in ../shared/data/pairs/<name>/{target,query}.fa; ``synthetic<N>[x<P>]`` is
+written once by bench/synthetic.py (an N Mb target, a query of P diverged 50 kb pieces
+of it, 40 by default) under ~/.cache/fastz/bench/.
 """
 from __future__ import annotations
 
@@ -72,14 +74,14 @@ def _peak_rss(cmd: list[str], cwd: Path) -> int:
 
 def pair_dir(pair: str) -> Path:
     """Where a pair's target.fa and query.fa are (a synthetic one is written first)."""
-    size = re.fullmatch(r"synthetic(\d+)", pair)
+    size = re.fullmatch(r"synthetic(\d+)(?:x(\d+))?", pair)
     if not size:
         return PAIRS / pair
     where = Path.home() / ".cache" / "fastz" / "bench" / pair
     if not (where / "query.fa").exists():
         sys.path.insert(0, str(REPO / "bench"))
-        from synthetic import write_pair
-        write_pair(where, int(size.group(1)))
+        from synthetic import PIECES, write_pair
+        write_pair(where, int(size.group(1)), int(size.group(2) or PIECES))
     return where
 
 
@@ -189,7 +191,7 @@ def log_row(row: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("pair", help="pair name under ../shared/data/pairs, synthetic<Mb>, 'startup', or 'all'")
+    ap.add_argument("pair", help="pair name under ../shared/data/pairs, synthetic<Mb>[x<pieces>], 'startup', or 'all'")
     ap.add_argument("--opts", default="", help="options given to both lastz and fastz")
     ap.add_argument("--fastz", default="", help="extra options for fastz only (e.g. --workers=1)")
     ap.add_argument("--runs", type=int, default=3)

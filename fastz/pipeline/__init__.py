@@ -144,17 +144,20 @@ class Aligner:
             sys.stderr.write(f"linking to position table in {opts.extra['targetcapsule']}\n"
                              if capsule is not None else
                              f"building position table for {self.target.filename}\n")
+        from .parallel import resolve_workers
+        # the cores the run may use, resolved before --masking holds the strands to one
+        # worker: index builds (this one, and --masking's rebuilds) thread with them
+        self.cores = resolve_workers(self.opts.workers)
         self.index = None
         if capsule is not None:
             self.index = SeedIndex(parse_seed(capsule.seed, capsule.word), capsule.step,
                                    capsule.dir_, capsule.pos, capsule.low, capsule.low_bits,
                                    len(self.target))
         elif self.opts.segments_file is None:
-            from .parallel import resolve_workers
             self.index = build_index(self.target.chars, self.opts.seed, self.opts.step,
                                      word=self.opts.word,
                                      max_word_count=(self.opts.extra or {}).get("maxwordcount"),
-                                     threads=resolve_workers(self.opts.workers))
+                                     threads=self.cores)
         self.segments = None
         from ..io.sequences import chores_path
         self.chores = chores_path(self.opts.query, self.opts)   # --chores
@@ -219,15 +222,14 @@ class Aligner:
     NO_THRESHOLD = -(1 << 62)
 
     def find_hsps(self, query: Sequence, strand: str, unmerged: bool = False,
-                  stop_after: int = -1, every: bool = False, threads: int = 1, say=None,
-                  cores=None):
+                  stop_after: int = -1, every: bool = False, threads: int = 1, say=None):
         """The HSPs (or seed hits) of one query strand buffer, in discovery order.
         ``unmerged``: leave --twins/--recoverseeds HSPs as found (the caller counts or
         chooses them first, then calls ``finish_hsps``, as LASTZ does); ``stop_after``:
         see ``filtering.find_hsps``; ``every``: every x-drop extension, with no
         threshold and no entropy adjustment (for ``K=top``'s table, on the CPU);
         ``threads``: threads the CPU search may use (``filtering.search_parts``);
-        ``say``, ``cores``: see ``filtering.find_hsps``."""
+        ``say``: see ``filtering.find_hsps``."""
         st = _stages()
         o = self.opts
         thresh, entropy, gfextend, backend = ((self.NO_THRESHOLD, False, True, "cpu") if every
@@ -242,7 +244,7 @@ class Aligner:
                 self_strand=strand if o.self_compare else None,
                 processor=self.processor(unmerged), backend=backend, stop_after=stop_after,
                 threads=threads, window=None if query.chore is None else query.chore.bounds,
-                double=o.double_scores and not every, say=say, cores=cores)
+                double=o.double_scores and not every, say=say)
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -283,7 +285,6 @@ class Aligner:
         else:
             # (the search takes this strand's share of the cores round by round)
             hsps = self.find_hsps(query, strand, threads=threads,
-                                  cores=st.parallel.free_cores,
                                   say=lambda *at: shortfall.append(at))
         if o.mirrors_hsps and not mirrored:                     # --self (issue 6)
             from .mirror import mirror_hsps

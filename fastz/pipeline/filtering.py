@@ -37,6 +37,7 @@ from ..kernels import hitproc as khit
 from ..kernels import seeding as kseed
 from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE, concat_buffers
 from ..records import strand_length as _strand_length
+from .parallel import free_cores, usable
 from .seeding import SeedIndex, parse_seed
 
 #: LASTZ ``defaultSeedHitQueueSize``
@@ -215,8 +216,10 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         Threads the default processors' CPU search may use on a long query strand
         (``search_parts``); the result is the same.
     cores : callable, optional
-        ``cores()``: how many of those threads may run now (``parallel.free_cores``),
-        asked again for each round of the search in parts.
+        ``cores()``: how many of those threads may run now, asked again for each round
+        of the search in parts; default ``parallel.free_cores`` (the strand's share of
+        the workers' cores; all ``threads`` outside a worker), as the speculative
+        extension asks it.
     window : (t_lo, t_hi, q_lo, q_hi), optional
         ``--chores``: only the seed hits lying wholly in target ``[t_lo, t_hi)`` and
         query ``[q_lo, q_hi)`` (strand buffer positions) are processed; their HSPs may
@@ -301,7 +304,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                     table, int(xdrop), kthresh, ent_lo, ent_hi, mode)
             if threads > 1 and stop_after < 0 and len2 >= PARTS_MIN_QUERY:
                 rows, n_raw, parts = search_parts(args, len2, self_mode, threads, lims,
-                                                  cores)
+                                                  cores or free_cores)
                 if stats is not None:
                     stats["seed_parts"] = stats.get("seed_parts", 0) + parts
             else:
@@ -341,8 +344,6 @@ def search_parts(args, len2: int, self_mode: int, threads: int,
     discovery order.  Returns (rows, n_raw, most threads a round used).
     """
     from concurrent.futures import ThreadPoolExecutor
-
-    from .parallel import usable
     (dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off, trans,
      t, q, qcodes, len1, _, table, xdrop, hspthresh, ent_lo, ent_hi, mode) = args
     t_lo, t_hi, q_lo, q_hi = window

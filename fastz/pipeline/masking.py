@@ -133,7 +133,6 @@ def masked_results(aligner, results):
     (and its seed index rebuilt) when the next strand is asked for, i.e. after the
     writer printed this one.
     """
-    from .parallel import resolve_workers
     from .seeding import build_index, keep_positions
 
     cen = aligner.census
@@ -154,7 +153,7 @@ def masked_results(aligner, results):
         aligner.target_pads = None
         if aligner.index is not None:
             aligner.index = build_index(aligner.target.chars, o.seed, o.step, word=o.word,
-                                        threads=resolve_workers(o.workers))
+                                        threads=aligner.cores)
             if limited is not None:
                 aligner.index = keep_positions(aligner.index, limited)
 

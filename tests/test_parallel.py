@@ -38,6 +38,8 @@ CASES = [
     ("mers_ref_vs_46isolates", ["target.fa", "query.fa",
                                 "--format=general:number,znumber,name2,strand2,score"]),
     ("mers_ref_vs_46isolates", ["target.fa", "query.fa", "--format=rdotplot"]),
+    # interpolation: a strand's rectangles aligned in threads (workers=4: two each)
+    ("dmel2R_vs_dpse_contigs", ["target.fa", "query.fa", "H=1500", "--format=general"]),
 ]
 
 
@@ -349,3 +351,73 @@ def test_a_strand_uses_its_share_of_the_cores(monkeypatch):
     assert parallel.free_cores() == 8 and parallel.usable(16, parallel.free_cores) == 8
     parallel._BUSY.value = 9
     assert parallel.free_cores() == 1 and parallel.usable(16, lambda: 0) == 1
+
+
+def test_map_in_threads_keeps_order_and_follows_the_cores():
+    """Results in the items' order whatever the threads; each round runs as many
+    threads as ``cores()`` says then (never more than ``threads``), and an exception
+    in one item reaches the caller."""
+    import threading
+    from fastz.pipeline import parallel
+
+    asked = itertools.cycle([1, 3, 2, 5])
+    rounds = []
+
+    def cores():
+        rounds.append(next(asked))
+        return rounds[-1]
+
+    seen = {}
+
+    def work(x):
+        seen[x] = threading.get_ident()
+        time.sleep(0.001)
+        return x * x
+
+    items = list(range(150))
+    assert parallel.map_in_threads(work, items, 3, cores) == [x * x for x in items]
+    # rounds of ROUND_ITEMS items a thread: 16, 48, 32, 48 (5 asked, 3 allowed), 6
+    r = parallel.ROUND_ITEMS
+    sizes = [r * min(3, c) for c in rounds]
+    assert len(rounds) == 5 and sum(sizes[:4]) < 150 <= sum(sizes)
+    first = 0
+    for c, size in zip(rounds, sizes):
+        used = {seen[x] for x in items[first:first + size]}
+        assert 1 <= len(used) <= min(3, c)
+        first += size
+    assert parallel.map_in_threads(work, [7], 4, cores) == [49]
+    assert parallel.map_in_threads(work, items[:5], 1) == [0, 1, 4, 9, 16]
+
+    def fail(x):
+        if x == 40:
+            raise ValueError("item 40")
+        return x
+    with pytest.raises(ValueError, match="item 40"):
+        parallel.map_in_threads(fail, items, 2, lambda: 2)
+
+
+def test_interpolation_in_threads_equals_one_thread(monkeypatch):
+    """A strand's interpolation rectangles aligned in threads, their count changing
+    round by round, merge into the one-thread result (LASTZ's order)."""
+    from dataclasses import replace
+    from fastz.pipeline import interpolate as interp
+
+    cwd = os.getcwd()
+    os.chdir(PAIRS / "hpylori_26695_vs_J99_Eslice")
+    try:
+        al = Aligner(Options.from_argv(["target.fa", "query.fa", "H=1500", "--workers=1"]))
+        query = next(iter(al.queries()))
+        inner = al.opts.inner
+        for strand, buf in (("+", query), ("-", reverse_complement_sequence(query))):
+            al.opts = replace(al.opts, inner=0)
+            outer = al.strand(buf, strand).alignments
+            al.opts = replace(al.opts, inner=inner)
+            want, _ = interp.interpolate(outer, al.target, buf, al.opts, al.scores, 1)
+            assert len(want) > len(outer) > 10
+            asked = itertools.cycle([2, 1, 4, 3])
+            monkeypatch.setattr(interp, "free_cores", lambda: next(asked))
+            got, _ = interp.interpolate(outer, al.target, buf, al.opts, al.scores, 4)
+            monkeypatch.undo()
+            assert _alignment_tuple(got) == _alignment_tuple(want), strand
+    finally:
+        os.chdir(cwd)

@@ -164,10 +164,8 @@ def search_strand_general(dir_, low, pos, low_bits,
         e2 = i + 1
         s0 = e2 % RING
         nk = ring_n[s0]
-        keys = ring_keys[s0]
-        allow = ring_allow[s0]
         for kk in range(nk):
-            lo, hi = lookup(dir_, low, low_bits, keys[kk])
+            lo, hi = lookup(dir_, low, low_bits, ring_keys[s0, kk])
             los[kk] = lo
             his[kk] = hi
         for kk in range(nk):
@@ -177,7 +175,7 @@ def search_strand_general(dir_, low, pos, low_bits,
                                                          part1_off, part2_off, part2_len):
                     continue
                 if _hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off,
-                                     allow[kk]):
+                                     ring_allow[s0, kk]):
                     continue
                 n_raw += 1
                 if (e1 - seed_len < t_lo or e1 > t_hi or e2 - seed_len < q_lo

@@ -18,6 +18,7 @@ from ..records import Alignments, Sequence
 from .anchors import anchors_from_hsps
 from .chain import chain_segments
 from .filtering import _strand_length, find_hsps
+from .parallel import free_cores, map_in_threads
 from .seeding import build_index, parse_seed
 
 WINDOW = 20000                 # LASTZ innerWindow (rounded up to even: round_up_2)
@@ -37,17 +38,25 @@ class _Tweener:
         self.len1 = _strand_length(target.chars)
         self.len2 = _strand_length(query.chars)
         self.seed = parse_seed("1" * INNER_WORD, 28)
+        self.rects: list[tuple[int, int, int, int]] = []   # rectangles, in LASTZ's order
         self.pieces: list[Alignments] = []     # inner alignments, shifted to the strand
         self.inner: list[tuple[int, int]] = []  # merged inner list: (beg1, piece/row id)
         self.truncations: list[np.ndarray] = []
-        self.stats: dict = {}
 
     # --- one rectangle ---------------------------------------------------------------
 
     def bounded_align(self, b1: int, e1: int, b2: int, e2: int) -> None:
-        """LASTZ bounded_align: align target[b1..e1] with query[b2..e2] (1-based, incl.)."""
+        """LASTZ bounded_align, deferred: the rectangle target[b1..e1] x query[b2..e2]
+        (1-based, inclusive) joins the list ``run`` aligns (the walk never reads what
+        a rectangle found, so the rectangles can be aligned at once, in threads)."""
+        self.rects.append((b1, e1, b2, e2))
+
+    def align_rect(self, rect) -> tuple[Alignments | None, np.ndarray | None]:
+        """One rectangle's inner alignments (shifted to the strand, or None) and its
+        truncation reports (or None)."""
         from .gapped import gapped_extend
 
+        b1, e1, b2, e2 = rect
         o, sc = self.opts, self.scores
         t = np.ascontiguousarray(self.target.chars[b1 - 1:e1])
         q = np.ascontiguousarray(self.query.chars[b2 - 1:e2])
@@ -59,20 +68,27 @@ class _Tweener:
         hsps = chain_segments(hsps, o.chain_diag or 0, o.chain_anti or 0, sc.aa,
                               double=o.double_scores)
         if hsps.shape[0] == 0:
-            return
+            return None, None
         anchors = anchors_from_hsps(hsps, t, q, sc.sub)
         alns, trunc, _ = gapped_extend(sub1, sub2, "+", anchors, sc, o.ydrop, o.inner,
-                                    trim=o.ytrim, notrivial=o.notrivial,
-                                    allgappedbounds=o.allgappedbounds,
-                                    traceback_bytes=o.traceback_bytes, threads=self.threads,
-                                    stats=self.stats)
-        if trunc is not None and trunc.shape[0]:
-            self.truncations.append(trunc)
+                                       trim=o.ytrim, notrivial=o.notrivial,
+                                       allgappedbounds=o.allgappedbounds,
+                                       traceback_bytes=o.traceback_bytes)
+        if trunc is not None and not trunc.shape[0]:
+            trunc = None
         if len(alns) == 0:
-            return
+            return None, trunc
         shift1, shift2 = b1 - 1, b2 - 1
         alns = Alignments(alns.beg1 + shift1, alns.end1 + shift1, alns.beg2 + shift2,
                           alns.end2 + shift2, alns.score, alns.ops_start, alns.ops, alns.kind)
+        return alns, trunc
+
+    def add_rect(self, alns: Alignments | None, trunc: np.ndarray | None) -> None:
+        """A rectangle's result into the merged inner list, in LASTZ's order."""
+        if trunc is not None:
+            self.truncations.append(trunc)
+        if alns is None:
+            return
         pid = len(self.pieces)
         self.pieces.append(alns)
         new = [(int(b), (pid, k)) for k, b in enumerate(alns.beg1.tolist())]
@@ -202,6 +218,11 @@ class _Tweener:
             active.insert(0, [a, True])
         while active:
             dismiss(active.pop(0))
+        # the rectangles in up to ``threads`` threads (their share of the cores, round
+        # by round), merged in the order LASTZ aligns them
+        for alns, trunc in map_in_threads(self.align_rect, self.rects, self.threads,
+                                          free_cores):
+            self.add_rect(alns, trunc)
         return self.merged(outer)
 
     def merged(self, outer: Alignments) -> Alignments:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import threading
 from collections import deque
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Iterator
 
@@ -53,6 +54,42 @@ def usable(threads: int, cores) -> int:
     most ``threads`` and at least one."""
     free = cores() if cores is not None else None
     return threads if free is None else max(1, min(threads, free))
+
+
+#: Items each thread of ``map_in_threads`` takes per round, about: enough that a round's
+#: set-up is noise, few enough that the thread count follows ``cores()`` closely
+ROUND_ITEMS = 16
+
+
+def map_in_threads(fn, items: list, threads: int, cores=None) -> list:
+    """``[fn(x) for x in items]``, run in up to ``threads`` threads (``fn`` should spend
+    most of its time in kernels that release the GIL).  The items go in rounds, each
+    run by ``usable(threads, cores)`` threads that take the round's items one at a
+    time, so a strand that outlives the others takes their cores round by round (as
+    ``filtering.search_parts`` does).  An exception in ``fn`` ends the map there."""
+    if threads <= 1 or len(items) < 2:
+        return [fn(x) for x in items]
+    out = [None] * len(items)
+    lock = threading.Lock()
+
+    def lane(todo):
+        while True:
+            with lock:
+                j = next(todo, None)
+            if j is None:
+                return
+            out[j] = fn(items[j])
+
+    with ThreadPoolExecutor(threads) as pool:
+        first = 0
+        while first < len(items):
+            n = usable(threads, cores)
+            end = min(len(items), first + n * ROUND_ITEMS)
+            todo = iter(range(first, end))
+            for fut in [pool.submit(lane, todo) for _ in range(n)]:
+                fut.result()
+            first = end
+    return out
 
 
 def available_cores() -> int:

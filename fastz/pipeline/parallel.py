@@ -66,7 +66,8 @@ def map_in_threads(fn, items: list, threads: int, cores=None) -> list:
     most of its time in kernels that release the GIL).  The items go in rounds, each
     run by ``usable(threads, cores)`` threads that take the round's items one at a
     time, so a strand that outlives the others takes their cores round by round (as
-    ``filtering.search_parts`` does).  An exception in ``fn`` ends the map there."""
+    ``filtering.search_parts`` does).  An exception in ``fn`` reaches the caller once
+    its round's other items are done; no later round starts."""
     if threads <= 1 or len(items) < 2:
         return [fn(x) for x in items]
     out = [None] * len(items)

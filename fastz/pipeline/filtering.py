@@ -530,11 +530,22 @@ def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,
     ends = np.cumsum(counts).tolist()
     none = (-1, -1)
     found = []
-    qs = [qcat[offsets[k]:offsets[k + 1]] for k in range(len(queries))]
-    for k, (q, end, n, n_raw) in enumerate(zip(qs, ends, counts.tolist(), raw.tolist())):
+    # most reads' strands find nothing: their (read-only) empty table is shared, and
+    # their seed hits counted at once
+    empty = np.zeros(0, HSP_DOUBLE_DTYPE if exact is not None else HSP_DTYPE)
+    empty_raw = 0
+    for k, (end, n, n_raw) in enumerate(zip(ends, counts.tolist(), raw.tolist())):
+        if n == 0 and shortfall[0] != k:
+            found.append(empty)
+            empty_raw += n_raw
+            continue
         shortfall_k = shortfall[1:] if shortfall[0] == k else none
+        q = qcat[offsets[k]:offsets[k + 1]]
         found.append(_general_finish(rows[end - n:end], n_raw, shortfall_k, t, q, table, hp,
                                      stats, exact, None if say is None else partial(say, k)))
+    if stats is not None:
+        stats["raw_hits"] = stats.get("raw_hits", 0) + empty_raw
+        stats["hsps"] = stats.get("hsps", 0)
     return found
 
 

@@ -19,18 +19,19 @@ from fastz.kernels.ydrop import MODE_FULL, MODE_INSPECT, one_sided, padded, trac
 from fastz.scoring import build_scoreset
 
 SUB = build_scoreset().sub
+STAMP = 7
 _scalar = rowvec.scalar_row
 
 
-def outgoing_i(dg_in, d_in, best, Y, E, OE):
+def outgoing_i(dg_in, d_in, masked, best, Y, E, OE):
     """Per cell: (I leaving it, its floor), as sweep_row carries them (plain Python)."""
     i = NEG
     out = []
-    for dg, d in zip(dg_in, d_in):
+    for dg, d, m in zip(dg_in, d_in, masked):
         floor = best - Y
         gap = d > dg or i > dg
         c = (d if d >= i else i) if gap else dg
-        if c < floor:
+        if m or c < floor:
             i = NEG
         elif gap:
             i -= E
@@ -67,18 +68,28 @@ def random_row(rng):
     a = np.uint8(rng.choice(np.frombuffer(b"ACGTNa", np.uint8)))
     t0 = int(rng.integers(0, 5))
     tw = int(rng.choice([0, lo + n, lo + int(rng.integers(0, n + 1)), lo + n + 5]))
+    # cells on earlier alignments: mk[col - prev_ly] == STAMP (diagonal ones single,
+    # horizontal ones in runs), in half the rows
+    mk = np.zeros(width, np.int64)
+    masked = bool(rng.random() < 0.5)
+    if masked:
+        mk[rng.random(width) < rng.choice([0.01, 0.05, 0.3])] = STAMP
+        for _ in range(int(rng.integers(0, 3))):
+            a0 = int(rng.integers(0, width))
+            mk[a0:a0 + int(rng.integers(1, 30))] = STAMP
+        mk[rng.random(width) < 0.1] = STAMP - 1          # an older row's stamp
     return dict(cc=cc, dd=dd, w0=w0, B=B, b0=0, a=a, col=lo, hi=lo + n, prev_ly=prev_ly,
-                LY=lo, best=best, Y=Y, E=E, OE=OE, t0=t0, tw=tw, n=n)
+                LY=lo, best=best, Y=Y, E=E, OE=OE, t0=t0, tw=tw, n=n, mk=mk, masked=masked)
 
 
 def run_row(fn, r, extra=()):
     cc = r["cc"].copy()
     dd = r["dd"].copy()
     tb = np.full(r["t0"] + r["hi"] + 16, 0xEE, np.uint8)
-    mk = np.zeros(cc.size, np.int64)
+    mk = r.get("mk", np.zeros(cc.size, np.int64))
     res = fn(cc, dd, r["w0"], r["B"], r["b0"], SUB, r["a"], r["col"], r["hi"], r["prev_ly"],
              r["LY"], r["best"], r["Y"], r["E"], r["OE"], 5, 10**6, 10**6, True, NEG, tb,
-             r["t0"], r["tw"], mk, False, 0, *extra)
+             r["t0"], r["tw"], mk, r.get("masked", False), STAMP, *extra)
     return tuple(int(x) for x in res), cc, dd, tb
 
 
@@ -105,7 +116,8 @@ def check_row(r, seed):
         dg = [NEG] + [max(int(r["cc"][rb + k - 1]) + int(SUB[r["a"], r["B"][lo + k - 1]]),
                           NEG) for k in range(1, r["n"])]
         d_in = [int(r["dd"][rb + k]) for k in range(r["n"])]
-        carried = outgoing_i(dg, d_in, r["best"], r["Y"], r["E"], r["OE"])
+        on = [r["masked"] and r["mk"][lo - r["prev_ly"] + k] == STAMP for k in range(r["n"])]
+        carried = outgoing_i(dg, d_in, on, r["best"], r["Y"], r["E"], r["OE"])
         for p in diff:
             k = p - r["t0"] - lo
             assert tb1[p] ^ tb0[p] == I_EXT, (seed, p)
@@ -116,12 +128,45 @@ def check_row(r, seed):
 @pytest.mark.parametrize("seed", range(8))
 def test_rows_match_the_scalar_sweep(seed):
     rng = np.random.default_rng(seed)
-    vec_rows = 0
+    vec_rows = masked_rows = 0
     for _ in range(250):
         r = random_row(rng)
         check_row(r, seed)
-        vec_rows += r["n"] >= rowvec.MIN_CELLS
-    assert vec_rows > 100                           # the passes really ran
+        vec = r["n"] >= rowvec.MIN_CELLS
+        vec_rows += vec
+        masked_rows += vec and r["masked"] and bool(
+            (r["mk"][r["col"] - r["prev_ly"]:][:r["n"]] == STAMP).any())
+    assert vec_rows > 100 and masked_rows > 40      # the passes really ran, masks too
+
+
+def test_masked_cells_end_the_row_and_lead_it():
+    """Masked cells at the row's start (LY moves past them), in runs, and at its end
+    (no I leaves the row), on rows long enough for the passes."""
+    rng = np.random.default_rng(23)
+    for trial in range(300):
+        r = random_row(rng)
+        while r["n"] < rowvec.MIN_CELLS:
+            r = random_row(rng)
+        r["masked"] = True
+        base = r["col"] - r["prev_ly"]
+        n = r["n"]
+        where = trial % 3
+        if where == 0:
+            r["mk"][base:base + int(rng.integers(1, 20))] = STAMP
+        elif where == 1:
+            r["mk"][base + n - int(rng.integers(1, 12)):base + n] = STAMP
+        else:                                       # every eighth cell: no chunk is free
+            r["mk"][base + int(rng.integers(0, 8)):base + n:8] = STAMP
+        check_row(r, trial)
+
+
+def test_masked_rows_with_huge_scores_take_the_scalar_sweep():
+    """A masked cell's floor is set from _UNREACHED; rows whose best could reach it go
+    to sweep_row (decided by vector_row, so the results are exactly sweep_row's)."""
+    assert not rowvec.vector_row(100, True, rowvec.MAX_BEST, True, 9400, 30, 430)
+    assert rowvec.vector_row(100, False, rowvec.MAX_BEST, True, 9400, 30, 430)
+    assert rowvec.vector_row(100, True, rowvec.MAX_BEST - 1, True, 9400, 30, 430)
+    assert rowvec._UNREACHED - rowvec.MAX_Y > rowvec.MAX_BEST
 
 
 @pytest.mark.parametrize("span", [rowvec.MAX_SPAN - 50_000, rowvec.MAX_SPAN + 50_000])
@@ -178,14 +223,14 @@ def test_wrapping_int32_arithmetic():
     assert ops(np.int32(1 << 16), np.int32(1 << 16))[2] == 0       # wraps as C's int does
 
 
-def test_short_masked_and_noytrim_rows_take_the_scalar_sweep():
+def test_noytrim_rows_take_the_scalar_sweep():
     rng = np.random.default_rng(99)
     r = random_row(rng)
     while r["n"] < rowvec.MIN_CELLS:
         r = random_row(rng)
     ws, wl = rowvec.scratch(r["n"])
     mask = np.where(rng.random(r["cc"].size) < 0.3, 7, 0).astype(np.int64)
-    for masked, trim in ((True, True), (False, False)):
+    for masked, trim in ((True, False), (False, False)):
         outs = []
         for fn, extra in ((_scalar, ()), (rowvec.sweep_row_vec, (ws, wl))):
             cc = r["cc"].copy()

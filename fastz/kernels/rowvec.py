@@ -20,8 +20,11 @@ its inputs once those two are known.  So the row is swept in four passes:
 The results and the values written are ``sweep_row``'s, except the I_EXT link bit
 of a cell whose outgoing I lies below the floor (the carry does not reset I at
 pruned cells), a bit no traceback reads (``tests/test_rowvec.py`` checks both).
-Rows with cells masked by earlier alignments or with LASTZ's ``--noytrim``
-boundary rule, zero gap costs, huge y-drops and very short rows go to
+Cells masked by earlier alignments (LASTZ's active segments) are pruned cells
+that also end the I travelling along the row: the carry restarts I there, and
+enters such a cell with no I and a best score no cell can reach, so that the
+cell pass prunes it like any other.  Rows with LASTZ's ``--noytrim`` boundary
+rule, zero gap costs, huge y-drops or scores and very short rows go to
 ``sweep_row``.  Values are clamped at NEG where they are stored as int32: any
 value that low lies below every floor, so no decision changes.
 """
@@ -39,6 +42,8 @@ N_LANES = 6                 # int32 scratch rows: diagonal, opener, J in, best i
 MAX_Y = 1 << 28             # larger y-drops put floors below NEG: the scalar sweep
 MAX_SPAN = 1 << 27          # n * E + OE below this: no int32 lane value wraps (NEG lies
                             # 2^31 + NEG = 214,748,365 above the int32 minimum)
+MAX_BEST = 1 << 30          # a masked row's best below this: its cells' scores cannot
+_UNREACHED = np.int32(2**31 - 1)   # reach _UNREACHED - MAX_Y, a masked cell's floor
 
 scalar_row = compile_cells(njit(cache=True, inline="always")).sweep_row
 
@@ -107,6 +112,51 @@ def _carry(ws, un, best):
 
 
 @njit(cache=True, inline="always")
+def _carry_masked(ws, un, best, mk, mb, stamp):
+    """``_carry`` for a row with cells masked (``mk[mb + k] == stamp``).
+
+    A masked cell is pruned whatever its inputs, and the I leaving it is none: it
+    gets no diagonal, is entered with no I and the best ``_UNREACHED`` (so
+    ``_cells`` prunes it: its D, below the row's entering best, is its only
+    value), raises no best, and restarts the running J.  Eight cells without a masked one
+    take the vector lanes; the few with one go cell by cell.
+    """
+    J = _NEG32
+    bst = np.int32(best)
+    u = np.uint64(0)
+    step = np.uint64(LANES)
+    one = np.uint64(1)
+    while u < un:
+        if u + step <= un:
+            hit = False
+            for k in range(step):
+                hit |= mk[mb + u + k] == stamp
+            if not hit:
+                J = running_max8(ws, 1, 2, u, J)
+                bst = running_max8(ws, 0, 3, u, bst)
+                u += step
+                continue
+            stop = u + step
+        else:
+            stop = un
+        while u < stop:
+            if mk[mb + u] == stamp:
+                ws[0, u] = _NEG32
+                ws[2, u] = _NEG32
+                ws[3, u] = _UNREACHED
+                J = _NEG32
+            else:
+                ws[2, u] = J
+                ws[3, u] = bst
+                o = ws[1, u]
+                J = o if o > J else J
+                dg = ws[0, u]
+                bst = dg if dg > bst else bst
+            u += one
+    return np.int64(J), np.int64(bst)
+
+
+@njit(cache=True, inline="always")
 def _cells(ws, dd, rb, lw, lb, un, Y, E, OE, links):
     """C (``ws[4]``), next-row D (``ws[5]``) and, with ``links`` (a constant at each
     call, so the unused half compiles away), the link (``lw[lb + k]``) of every cell
@@ -160,10 +210,10 @@ def scratch(n):
 
 
 @njit(cache=True, inline="always")
-def vector_row(n, masked, trim, Y, E, OE):
+def vector_row(n, masked, best, trim, Y, E, OE):
     """Whether a row of ``n`` cells goes through the passes (else ``sweep_row``)."""
-    return not (masked or not trim or n < MIN_CELLS or Y > MAX_Y or OE <= 0 or E < 0
-                or n * E + OE >= MAX_SPAN)
+    return not (not trim or n < MIN_CELLS or Y > MAX_Y or OE <= 0 or E < 0
+                or n * E + OE >= MAX_SPAN or (masked and best >= MAX_BEST))
 
 
 @no_refcount
@@ -176,14 +226,17 @@ def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, O
     per row, which in a row of a few hundred cells is not negligible (measured).
     """
     n = hi - col
-    if not vector_row(n, masked, trim, Y, E, OE):
+    if not vector_row(n, masked, best, trim, Y, E, OE):
         return scalar_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE,
                        row, M, N, trim, boundary, tb, t0, tw, mk, masked, stamp)
     lo = col
     un = np.uint64(n)
     rb = np.uint64(w0 + lo - prev_ly)          # the row above, from this row's first column
     _diagonals(cc, dd, rb, B, np.uint64(b0 + lo), sub, a, ws, un, E, OE)
-    J, best = _carry(ws, un, best)
+    if masked:
+        J, best = _carry_masked(ws, un, best, mk, np.uint64(lo - prev_ly), stamp)
+    else:
+        J, best = _carry(ws, un, best)
     ntb = tw - lo
     if ntb >= n:                               # links straight into the band
         end = _cells(ws, dd, rb, tb, np.uint64(t0 + lo), un, Y, E, OE, True)

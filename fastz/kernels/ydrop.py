@@ -353,7 +353,7 @@ def _rows(sv, reverse, inspect, execute, a1, a2, M, N, sub, Y, E, OE, trim, tb_c
         tbase = stored - LY
         hi = RY if RY < clip else clip
         swept_from = LY
-        if vector_row(hi - LY, nact > 0, trim, Y, E, OE):
+        if vector_row(hi - LY, nact > 0, best, trim, Y, E, OE):
             col, LY, np_col, i, best, end_col, at_b, boundary = sweep_row_vec(
                 cc, dd, 0, Bv, 0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE,
                 row, M, N, trim, boundary, tb, tbase, hi if store else 0, mk, nact > 0,

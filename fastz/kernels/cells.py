@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from numpy import uint64 as _u
+
 # --- Gap-free x-drop extension --------------------------------------------------------
 
 
@@ -48,14 +50,16 @@ def xdrop_extend(t, q, e1, diag, left_stop, right_stop, xdrop, table):
     the hit's right end and walks left through the seed; each pass keeps the
     first-reached maximum (strictly greater updates it).
     """
-    # left: from e1 down to left_stop
+    # left: from e1 down to left_stop.  The stops keep every index in range, so the
+    # indexes are unsigned: numba then emits no negative-index fix-up per access,
+    # which in this loop of a few instructions cost a third of its time (measured)
     p = e1
     run = 0
     best_left = 0
     left = e1
     while p > left_stop and run >= best_left - xdrop:
         p -= 1
-        run += table[t[p], q[p - diag]]
+        run += table[_u(t[_u(p)]), _u(q[_u(p - diag)])]
         if run > best_left:
             best_left = run
             left = p
@@ -65,7 +69,7 @@ def xdrop_extend(t, q, e1, diag, left_stop, right_stop, xdrop, table):
     best_right = 0
     right = e1
     while p < right_stop and run >= best_right - xdrop:
-        run += table[t[p], q[p - diag]]
+        run += table[_u(t[_u(p)]), _u(q[_u(p - diag)])]
         p += 1
         if run > best_right:
             best_right = run

@@ -101,14 +101,20 @@ def _carry(ws, un, best):
         bst = running_max8(ws, 0, 3, u, bst)
         u += step
     while u < un:
-        ws[2, u] = J
-        ws[3, u] = bst
-        o = ws[1, u]
-        J = o if o > J else J
-        dg = ws[0, u]
-        bst = dg if dg > bst else bst
+        J, bst = _carry_cell(ws, u, J, bst)
         u += np.uint64(1)
     return np.int64(J), np.int64(bst)
+
+
+@njit(cache=True, inline="always")
+def _carry_cell(ws, u, J, bst):
+    """One cell of the carry on its own: stores the J and best it is entered with,
+    returns both after it."""
+    ws[2, u] = J
+    ws[3, u] = bst
+    o = ws[1, u]
+    dg = ws[0, u]
+    return (o if o > J else J), (dg if dg > bst else bst)
 
 
 @njit(cache=True, inline="always")
@@ -118,8 +124,8 @@ def _carry_masked(ws, un, best, mk, mb, stamp):
     A masked cell is pruned whatever its inputs, and the I leaving it is none: it
     gets no diagonal, is entered with no I and the best ``_UNREACHED`` (so
     ``_cells`` prunes it: its D, below the row's entering best, is its only
-    value), raises no best, and restarts the running J.  Eight cells without a masked one
-    take the vector lanes; the few with one go cell by cell.
+    value), raises no best, and restarts the running J.  Eight cells without a
+    masked one take the vector lanes; the few with one go cell by cell.
     """
     J = _NEG32
     bst = np.int32(best)
@@ -146,12 +152,7 @@ def _carry_masked(ws, un, best, mk, mb, stamp):
                 ws[3, u] = _UNREACHED
                 J = _NEG32
             else:
-                ws[2, u] = J
-                ws[3, u] = bst
-                o = ws[1, u]
-                J = o if o > J else J
-                dg = ws[0, u]
-                bst = dg if dg > bst else bst
+                J, bst = _carry_cell(ws, u, J, bst)
             u += one
     return np.int64(J), np.int64(bst)
 

@@ -125,7 +125,9 @@ def _carry_masked(ws, un, best, mk, mb, stamp):
     gets no diagonal, is entered with no I and the best ``_UNREACHED`` (so
     ``_cells`` prunes it: its D, below the row's entering best, is its only
     value), raises no best, and restarts the running J.  Eight cells without a
-    masked one take the vector lanes; the few with one go cell by cell.
+    masked one take the vector lanes; the few with one go cell by cell.  (Kept
+    apart from ``_carry``: one carry testing a ``masked`` flag made the gapped
+    stage 7 % slower, measured on UCSC's settings.)
     """
     J = _NEG32
     bst = np.int32(best)

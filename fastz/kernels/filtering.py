@@ -63,7 +63,9 @@ NO_LIMIT = 1 << 62
 
 @njit(cache=True)
 def _grow(out, n):
-    """``out`` with room for at least one more row (doubling)."""
+    """``out`` with room for at least one more row (doubling).  Callers test
+    ``n == out.shape[0]`` first: a call per hit, returning the array, cost two atomic
+    reference-count updates (1.4 % of a one-worker E. coli run in the call alone)."""
     if n < out.shape[0]:
         return out
     bigger = np.empty((2 * out.shape[0], out.shape[1]), out.dtype)
@@ -268,7 +270,8 @@ def enumerate_hits(dir_, low, pos, low_bits,
                 if _hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off,
                                  ring_allow[s0, kk]):
                     continue
-                hits = _grow(hits, n)
+                if n == hits.shape[0]:
+                    hits = _grow(hits, n)
                 hits[n, 0] = e1
                 hits[n, 1] = e2
                 hits[n, 2] = rank
@@ -345,7 +348,8 @@ def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
                     continue
                 r1 = left
                 r2 = left - diag
-        out = _grow(out, n)
+        if n == out.shape[0]:
+            out = _grow(out, n)
         out[n, 0] = r1
         out[n, 1] = r2
         out[n, 2] = length

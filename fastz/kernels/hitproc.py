@@ -196,7 +196,8 @@ def search_strand_general(dir_, low, pos, low_bits,
                         m, tv = _counts(t, q, bits, e1, diag, seed_len, care)
                         if m < min_matches or (max_transversions >= 0 and tv > max_transversions):
                             continue
-                    out = _grow(out, n)
+                    if n == out.shape[0]:
+                        out = _grow(out, n)
                     out[n, 0] = e1 - seed_len
                     out[n, 1] = start2
                     out[n, 2] = seed_len
@@ -265,7 +266,8 @@ def search_strand_general(dir_, low, pos, low_bits,
                         diag_end[h] = e2
                         _enqueue(qprev, qblock, qpos2, qdiag, last, qstate, e1, e2, True,
                                  columns)
-                    out = _grow(out, n)
+                    if n == out.shape[0]:
+                        out = _grow(out, n)
                     out[n, 0] = e1 - length
                     out[n, 1] = e2 - length
                     out[n, 2] = length
@@ -300,7 +302,8 @@ def search_strand_general(dir_, low, pos, low_bits,
                                  columns)
                 if not keep:
                     continue
-                out = _grow(out, n)
+                if n == out.shape[0]:
+                    out = _grow(out, n)
                 out[n, 0] = left
                 out[n, 1] = left - diag
                 out[n, 2] = length

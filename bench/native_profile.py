@@ -40,7 +40,10 @@ def numba_symbols() -> list[tuple[int, str]]:
     from numba.core.dispatcher import Dispatcher
     found = set()
     for obj in gc.get_objects():
-        if not isinstance(obj, Dispatcher):
+        try:
+            if not isinstance(obj, Dispatcher):
+                continue
+        except ReferenceError:  # a weakref.proxy whose object is gone
             continue
         for cres in list(obj.overloads.values()):
             try:

@@ -1,6 +1,7 @@
 """bench/native_profile.py's in-process half: naming numba's compiled code for perf."""
 import ctypes
 import importlib.util
+import weakref
 from pathlib import Path
 
 from numba import njit
@@ -20,10 +21,18 @@ def _probe(x):
     return x * 3 + 1
 
 
+class _Gone:
+    pass
+
+
 def test_compiled_functions_are_named_at_their_code(tmp_path):
     tool = _tool()
     assert _probe(2) == 7
+    obj = _Gone()
+    dead = [weakref.proxy(obj)]          # (gc sees it; any use raises ReferenceError)
+    del obj
     symbols = tool.numba_symbols()
+    assert dead
     mine = [addr for addr, name in symbols if name.endswith("test_native_profile._probe")]
     assert len(mine) == 1
     assert ctypes.string_at(mine[0], 16) != bytes(16)      # machine code lies there

@@ -4,6 +4,7 @@ hottest instructions (``perf`` alone sees numba's code as anonymous addresses).
 
     python bench/native_profile.py -- target.fa query.fa --workers=1 [fastz options]
     python bench/native_profile.py --blocks 4 -- target.fa reads.fa --step=10 ...
+    python bench/native_profile.py --fresh -- ...   # callees named too (compiles first)
 
 The script runs itself under ``perf record`` and, inside, fastz's command line in the
 same process (``--workers=1`` keeps the work there; the output goes to /dev/null
@@ -31,10 +32,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 CHILD = "FASTZ_NATIVE_PROFILE_DIR"
+CONTROL = "FASTZ_NATIVE_PROFILE_CONTROL"
 
 
 def numba_symbols() -> list[tuple[int, str]]:
-    """(address, name) of every function numba has compiled in this process, sorted."""
+    """(address, name) of every function numba has compiled in this process, sorted:
+    each dispatcher's overloads and the functions linked into their code (a jitted
+    callee that is not inlined runs from a copy inside its caller's library, which
+    would otherwise be counted as its caller)."""
     import gc
 
     from numba.core.dispatcher import Dispatcher
@@ -46,19 +51,43 @@ def numba_symbols() -> list[tuple[int, str]]:
         except ReferenceError:  # a weakref.proxy whose object is gone
             continue
         for cres in list(obj.overloads.values()):
+            lib = cres.library
             try:
-                addr = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
-            except Exception:       # noqa: BLE001 (an overload without machine code)
-                continue
-            if addr:
-                found.add((addr, f"{obj.py_func.__module__}.{obj.py_func.__qualname__}"))
+                names = [f.name for f in lib._final_module.functions if not f.is_declaration]
+            except Exception:       # noqa: BLE001 (a library without a final module)
+                names = [cres.fndesc.llvm_func_name]
+            for llvm_name in names:
+                try:
+                    addr = lib.get_pointer_to_function(llvm_name)
+                except Exception:   # noqa: BLE001 (a function without machine code)
+                    continue
+                if addr:
+                    found.add((addr, demangle(llvm_name)))
     return sorted(found)
+
+
+def demangle(name: str) -> str:
+    """``fastz.kernels.ydrop._rows`` from numba's mangled ``_ZN5fastz7kernels5ydrop5_rows...``
+    (other names as they are)."""
+    if not name.startswith("_ZN"):
+        return name
+    parts, i = [], 3
+    while i < len(name) and name[i].isdigit():
+        j = i
+        while name[j].isdigit():
+            j += 1
+        n = int(name[i:j])
+        parts.append(name[j:j + n])
+        i = j + n
+    return ".".join(parts) or name
 
 
 def write_perf_map(symbols, path: str) -> None:
     """perf's map format: ``START SIZE NAME`` in hex; a symbol runs to the next one."""
     with open(path, "w") as f:
         for (addr, name), nxt in zip(symbols, symbols[1:] + [(symbols[-1][0] + 65536, "")]):
+            if nxt[0] == addr:      # (one function under two names: the last one)
+                continue
             f.write(f"{addr:x} {min(nxt[0] - addr, 1 << 20):x} {name}\n")
 
 
@@ -76,13 +105,30 @@ def child(folder: Path, argv: list[str]) -> int:
     from fastz.cli import main
     if not any(a.startswith("--output") for a in argv):
         argv = argv + ["--output=/dev/null"]
-    status = main(argv)
+    control = os.environ.get(CONTROL)
+    if control:
+        # --fresh: a first run compiles (unrecorded), the second is recorded
+        main(argv)
+        ctl, ack = control.split(",")
+        perf_command(ctl, ack, "enable")
+        status = main(argv)
+        perf_command(ctl, ack, "disable")
+    else:
+        status = main(argv)
     symbols = numba_symbols()
     if symbols:
         write_perf_map(symbols, f"/tmp/perf-{os.getpid()}.map")
         write_perf_map(symbols, str(folder / "symbols.map"))
     dump_code(folder)
     return status
+
+
+def perf_command(ctl: str, ack: str, what: str) -> None:
+    """Tell ``perf record --control`` to start or stop recording; wait for its ack."""
+    with open(ctl, "w") as f:
+        f.write(what + "\n")
+    with open(ack) as f:
+        f.readline()
 
 
 def disassemble(folder: Path, start: int, lo: int, hi: int) -> list[tuple[int, str]]:
@@ -151,6 +197,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--top", type=int, default=25, help="symbols listed")
     ap.add_argument("--blocks", type=int, default=3, help="hot blocks shown per function")
+    ap.add_argument("--fresh", action="store_true",
+                    help="compile afresh (numba's cache left aside) and record a second "
+                         "run: names the jitted callees linked into their callers' code "
+                         "too, which code loaded from the cache does not list")
     ap.add_argument("fastz_args", nargs=argparse.REMAINDER,
                     help="-- then fastz's arguments")
     a = ap.parse_args()
@@ -159,7 +209,14 @@ def main() -> int:
         ap.error("give fastz's arguments after --")
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, **{CHILD: tmp})
-        run = subprocess.run(["perf", "record", "-q", "-o", f"{tmp}/perf.data", "--",
+        control = []
+        if a.fresh:
+            ctl, ack = f"{tmp}/ctl", f"{tmp}/ack"
+            os.mkfifo(ctl)
+            os.mkfifo(ack)
+            env.update({CONTROL: f"{ctl},{ack}", "NUMBA_CACHE_DIR": f"{tmp}/numba"})
+            control = ["-D", "-1", f"--control=fifo:{ctl},{ack}"]
+        run = subprocess.run(["perf", "record", "-q", *control, "-o", f"{tmp}/perf.data", "--",
                               sys.executable, __file__, *args], env=env)
         if run.returncode != 0:
             print(f"native_profile: the run failed (status {run.returncode})", file=sys.stderr)

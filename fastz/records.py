@@ -118,6 +118,9 @@ OP_INS = 1        # query base against a gap (query advances): LASTZ's "insertio
 OP_DEL = 2        # target base against a gap (target advances): LASTZ's "deletion"
 
 
+_EMPTY: dict = {}          # Alignments.empty's instances
+
+
 def concat_buffers(bufs: list) -> tuple[np.ndarray, np.ndarray]:
     """Many strand buffers as one: (uint8 concatenation, int64 offsets), buffer s
     being ``cat[offsets[s]:offsets[s + 1]]`` (the batched kernels' input)."""
@@ -145,8 +148,16 @@ class Alignments:
 
     @classmethod
     def empty(cls, kind: str = "gapped") -> "Alignments":
-        z = np.zeros(0, np.int64)
-        return cls(z, z, z, z, z, np.zeros(1, np.int64), np.zeros(0, np.uint64), kind)
+        """No alignments: one shared instance per kind, its arrays read-only (most
+        reads' strands have none, and making them cost a microsecond each)."""
+        made = _EMPTY.get(kind)
+        if made is None:
+            z = np.zeros(0, np.int64)
+            arrays = [z, np.zeros(1, np.int64), np.zeros(0, np.uint64)]
+            for a in arrays:
+                a.flags.writeable = False
+            made = _EMPTY[kind] = cls(z, z, z, z, z, *arrays[1:], kind)
+        return made
 
     @classmethod
     def from_hsps(cls, hsps: np.ndarray, kind: str = "hsp") -> "Alignments":

@@ -421,3 +421,31 @@ def test_interpolation_in_threads_equals_one_thread(monkeypatch):
             assert _alignment_tuple(got) == _alignment_tuple(want), strand
     finally:
         os.chdir(cwd)
+
+
+def test_a_batch_of_reads_travels_packed_and_comes_back_whole():
+    """A batch of plain strands goes to a worker as a few arrays (pack_units), and is
+    unpacked into the same units; a partitioned strand keeps the batch unpacked."""
+    from fastz.pipeline import parallel
+    opts = Options.from_argv([str(PAIRS / "mers_ref_vs_46isolates" / "target.fa"),
+                              str(PAIRS / "mers_ref_vs_46isolates" / "query.fa")])
+    units = []
+    for q in itertools.islice(iter_queries(opts.query, opts), 5):
+        units += [(q, "+"), (reverse_complement_sequence(q), "-")]
+    fn, (packed, _) = parallel._units_job(units, 2)
+    assert fn is parallel._align_packed
+    back = parallel.unpack_units(packed)
+    assert [s for _, s in back] == [s for _, s in units]
+    for (a, _), (b, _) in zip(units, back):
+        assert (a.chars == b.chars).all() and len(a) == len(b) > 0
+        assert (a.name, a.header, a.filename, a.contig, a.start, a.true_length,
+                a.revcomp) == (b.name, b.header, b.filename, b.contig, b.start,
+                               b.true_length, b.revcomp)
+        assert b.partitions is None and b.chore is None
+    # a partitioned strand ([multiple]) travels as it is, and so does its batch
+    tq = Options.from_argv([str(PAIRS / "mers_ref_vs_46isolates" / "target.fa") + "[multiple]",
+                            str(PAIRS / "mers_ref_vs_46isolates" / "query.fa")])
+    part = Aligner(tq).target
+    assert part.partitions is not None
+    assert parallel.pack_units(units + [(part, "+")]) is None
+    assert parallel._units_job(units + [(part, "+")], 2)[0] is parallel._align_units

@@ -24,8 +24,10 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Iterator
 
+import numpy as np
+
 from ..errors import FastzError
-from ..records import Alignments, Sequence, StrandResult
+from ..records import Alignments, Sequence, StrandResult, concat_buffers
 
 _ALIGNER = None     # set in the parent before forking; inherited by the workers
 _RENDER = None      # the writer the workers render strands with, or None (the parent does)
@@ -148,6 +150,38 @@ def _align_units(units, threads: int):
     return out, stats
 
 
+def _align_packed(packed, threads: int):
+    """``_align_units`` of a batch that travelled packed (``pack_units``)."""
+    return _align_units(unpack_units(packed), threads)
+
+
+def pack_units(units: list) -> tuple | None:
+    """A batch of (query strand buffer, strand) units as a few arrays and lists, for
+    the trip to a worker; None where a unit is partitioned or carries a chore (those
+    travel as they are).  Pickling each Sequence, a dataclass around a numpy array,
+    cost about 6 us a unit both ways, as much as a read's seed search."""
+    seqs = [buf for buf, _ in units]
+    if any(s.partitions is not None or s.chore is not None for s in seqs):
+        return None
+    cat, offsets = concat_buffers([s.chars for s in seqs])
+    numbers = np.array([(s.contig, s.start, s.true_length, s.revcomp) for s in seqs],
+                       np.int64).reshape(len(seqs), 4)
+    return (cat, offsets, "".join(strand for _, strand in units),
+            [s.name for s in seqs], [s.header for s in seqs], [s.filename for s in seqs],
+            numbers)
+
+
+def unpack_units(packed: tuple) -> list:
+    """The units ``pack_units`` packed (their buffers are views of one array)."""
+    cat, offsets, strands, names, headers, filenames, numbers = packed
+    bounds = offsets.tolist()
+    return [(Sequence(cat[a:b], name, header, filename, contig, start, true_length,
+                      bool(revcomp)), strand)
+            for a, b, strand, name, header, filename, (contig, start, true_length, revcomp)
+            in zip(bounds, bounds[1:], strands, names, headers, filenames,
+                   numbers.tolist())]
+
+
 def _sent(res: StrandResult) -> tuple:
     """What a worker sends back for a strand: (alignments, stats, text).  The text is
     rendered here where the format allows (``_RENDER``); the alignments travel as
@@ -179,12 +213,19 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
     # every strand may search and extend in as many threads as there are workers; it
     # uses its share of them (free_cores), so the last strand of a run, or the heavy
     # strand of a query whose other strand is light, gets every core
-    jobs = ((batch, _align_units, (batch, workers))
+    jobs = ((batch, *_units_job(batch, workers))
             for batch in batches(units, lambda unit: len(unit[0])))
     for batch, (out, stats) in _pooled(aligner, jobs, workers):
         _merge_stats(aligner.stats, stats)
         for (query, strand), (shipped, extra, text) in zip(batch, out):
             yield _result(query, strand, shipped, extra, text)
+
+
+def _units_job(batch: list, workers: int) -> tuple:
+    """(function, arguments) that align ``batch`` in a worker: packed where it can be."""
+    packed = pack_units(batch)
+    return (_align_units, (batch, workers)) if packed is None else \
+        (_align_packed, (packed, workers))
 
 
 def _query_units(work, queries):

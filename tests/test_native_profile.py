@@ -34,6 +34,10 @@ def test_compiled_functions_are_named_at_their_code(tmp_path):
     symbols = tool.numba_symbols()
     assert dead
     mine = [addr for addr, name in symbols if name.endswith("test_native_profile._probe")]
+    # every function of its code library is listed: the function and its Python wrapper
+    assert len(mine) == 2
+    mine = [addr for addr, name in symbols if name.endswith("test_native_profile._probe")
+            and not name.startswith("cpython.")]
     assert len(mine) == 1
     assert ctypes.string_at(mine[0], 16) != bytes(16)      # machine code lies there
     path = tmp_path / "perf.map"
@@ -44,3 +48,11 @@ def test_compiled_functions_are_named_at_their_code(tmp_path):
     assert starts == sorted(starts) and mine[0] in starts
     # each symbol runs to the next one: no two overlap
     assert all(int(a, 16) + int(n, 16) <= b for (a, n, _), b in zip(rows, starts[1:]))
+
+
+def test_numba_names_are_demangled():
+    tool = _tool()
+    assert tool.demangle("_ZN5fastz7kernels5ydrop5_rowsB2v1B38c8tJTIeFIjxB2IKSgI4CrvQ"
+                         "ClQZ6FczSBAA_3dE5ArrayIxLi1E1C7mutable7alignedE") == \
+        "fastz.kernels.ydrop._rows"
+    assert tool.demangle("NRT_incref") == "NRT_incref"

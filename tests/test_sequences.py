@@ -568,3 +568,29 @@ def test_errors_for_missing_and_unsupported(lastz_data, tmp_path):
     with pytest.raises(InputError, match="query file .* contains no sequence"):
         (tmp_path / "empty.fa").write_text("")
         iter_queries(str(tmp_path / "empty.fa"), OPTS)
+
+
+@pytest.mark.parametrize("text,spec", [
+    (">a\nACGT\n>b\nAC!GT\n", ""),                  # a bad byte late in the file
+    ("", ""),                                       # no sequence at all
+    (">a\nACGT\n>b\nACGT\n", "[subset=names.txt]"),  # a missing names file
+    (">a\nACGT\n>b\nACGT\n", "[10..20]"),           # a range past the end
+    (">a\nACGT\n>b\nACGT\n", "[softmask=nope.txt]"),  # a mask file (the full scan)
+    (">a\nACGT\n>b\nACGT\n", ""),                   # clean: neither raises
+])
+def test_checking_queries_fails_as_scanning_them(tmp_path, text, spec):
+    """check_queries (the run's up-front check) raises what reading every query does."""
+    from fastz.io.sequences import check_queries, scan_queries
+    path = tmp_path / "q.fa"
+    path.write_text(text)
+    query = str(path) + spec
+
+    def outcome(fn):
+        try:
+            fn()
+        except InputError as exc:
+            return str(exc)
+        return None
+    want = outcome(lambda: list(scan_queries(query, OPTS)))
+    assert outcome(lambda: check_queries(query, OPTS)) == want
+    assert (want is None) == (text.count("!") == 0 and spec == "" and text != "")

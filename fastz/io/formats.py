@@ -262,7 +262,7 @@ class Writer:
                 self.number += numbered
             if text:
                 self.before_text(result)
-            self.out.write(text)
+                self.out.write(text)
             return
         q = result.query
         alns = result.alignments

@@ -31,7 +31,7 @@ from .seqnames import read_names_file, short_name, subset_match_name, whitespace
 from .specifiers import SeqSpec, parse_specifier
 
 __all__ = ["SeqSpec", "parse_specifier", "load_target", "iter_queries", "scan_queries",
-           "rereadable",
+           "check_queries", "rereadable",
            "reverse_complement", "reverse_complement_sequence"]
 
 STDIN_NAME = "(stdin)"
@@ -596,6 +596,35 @@ def scan_queries(spec: str | None, opts) -> Iterator[Sequence]:
             src.close()
             raise InputError(f"query file {src.filename} contains no sequence")
         yield from _queries(src)
+    finally:
+        if back is not None:
+            sys.stdin.buffer.seek(back)
+
+
+def check_queries(spec: str | None, opts) -> None:
+    """``scan_queries`` where only its errors are wanted: records that become one
+    sequence each and carry no mask file are read and checked without being made
+    into sequences (names, masks and the object are half of a short read's load,
+    and none of them can fail without a mask file)."""
+    src_spec = parse_specifier(spec) if spec is not None else None
+    if src_spec is not None and (src_spec.multiple or src_spec.separator is not None
+                                 or src_spec.softmask or src_spec.xmask or src_spec.nmask):
+        for _ in scan_queries(spec, opts):
+            pass
+        return
+    back = None
+    if spec is None:
+        back = sys.stdin.buffer.tell()
+    try:
+        src = _open(spec, opts)
+        src.warn = False
+        try:
+            if not src.has_another():
+                raise InputError(f"query file {src.filename} contains no sequence")
+            while src.next_record() is not None:
+                pass
+        finally:
+            src.close()
     finally:
         if back is not None:
             sys.stdin.buffer.seek(back)

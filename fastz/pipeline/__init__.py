@@ -670,7 +670,8 @@ def _check_inputs(aligner: Aligner) -> None:
     written, so that a bad record late in the query file fails the run up front
     instead of after part of the output (LASTZ's behaviour).  Skipped when the query
     comes through a pipe, which can be read only once (docs/hardening.md)."""
-    from ..io.sequences import rereadable, reverse_complement_sequence, scan_queries
+    from ..io.sequences import (check_queries, rereadable, reverse_complement_sequence,
+                                scan_queries)
     o = aligner.opts
     if not rereadable(o.query):
         return
@@ -681,16 +682,16 @@ def _check_inputs(aligner: Aligner) -> None:
         for query, chore in iter_chores(o.query, o, aligner.chores, scan=True):
             chore_windows(chore, aligner.target, query, 1)
         return
-    segments = None
-    if o.segments_file is not None:
-        from .anchors import SegmentsReader
-        segments = SegmentsReader(o.segments_file, o.double_scores)
+    if o.segments_file is None:
+        check_queries(o.query, o)
+        return
+    from .anchors import SegmentsReader
+    segments = SegmentsReader(o.segments_file, o.double_scores)
     for query in scan_queries(o.query, o):
-        for strand in _strands(o) if segments is not None else ():
+        for strand in _strands(o):
             buf = query if strand == "+" else reverse_complement_sequence(query)
             segments.take(aligner.target, buf, strand)
-    if segments is not None:
-        segments.finish()
+    segments.finish()
 
 
 def _query_filename(opts: Options) -> str:

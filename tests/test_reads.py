@@ -133,6 +133,10 @@ def test_batched_search_is_the_strand_search(reads, extra):
         al.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
         al.hitproc, batch_stats, o.double_scores)
     assert sum(h.shape[0] for h in found) > 20
+    if extra == ["--nogfextend", "--nogapped"]:
+        # every seed hit a row: the kernels' tables fill and grow (the batch's from
+        # 1,024 rows, a strand's own from 16), each strand then searched again
+        assert sum(h.shape[0] for h in found) > 1024 and max(map(len, found)) > 16
     for buf, hsps in zip(bufs, found):
         want = filtering.find_hsps(
             al.index, al.target.chars, buf.chars, None, o.transition, al.scores.masked,

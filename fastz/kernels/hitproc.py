@@ -133,12 +133,17 @@ def search_strand_general(dir_, low, pos, low_bits,
         overflow, or (-1, -1).
     """
     scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
-    out, n, n_raw, short1, short2 = _search_into(
-        dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off, trans,
-        t, q, qcodes, len1, len2, table, bits, proc, ext, mismatches, xdrop, hspthresh,
-        ent_lo, ent_hi, min_matches, max_transversions, care, twin_min, twin_max, self_mode,
-        part1_off, part2_off, part2_len, stop_after, t_lo, t_hi, q_lo, q_hi,
-        diag_end, diag_actual, used, used_list, scratch, np.empty((16, 4), np.int64), 0)
+    out = np.empty((16, 4), np.int64)
+    full = True
+    while full:             # (searched again in a table twice as large while it fills)
+        n, n_raw, short1, short2, full = _search_into(
+            dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off,
+            trans, t, q, qcodes, len1, len2, table, bits, proc, ext, mismatches, xdrop,
+            hspthresh, ent_lo, ent_hi, min_matches, max_transversions, care, twin_min,
+            twin_max, self_mode, part1_off, part2_off, part2_len, stop_after,
+            t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list, scratch, out, 0)
+        if full:
+            out = _grow(out, out.shape[0])
     return out[:n], n_raw, np.array([short1, short2], np.int64)
 
 
@@ -157,7 +162,7 @@ def new_scratch(proc, queue_size, mismatches, nf):
             los, his, ring_keys, ring_allow, ring_n)
 
 
-@njit(cache=True)
+@no_refcount
 def _search_into(dir_, low, pos, low_bits,
                  seed_len, care_off, care_bits, flips, resolve_off, trans,
                  t, q, qcodes, len1, len2, table, bits,
@@ -167,10 +172,12 @@ def _search_into(dir_, low, pos, low_bits,
                  part1_off, part2_off, part2_len, stop_after,
                  t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list,
                  scratch, out, n):
-    """``search_strand_general``'s work: its rows appended to ``out`` from row ``n``
-    (grown as needed), with the working arrays of ``new_scratch``, which it leaves
-    ready for the next strand (as the diagonal tables).  Returns (out, rows in all,
-    n_raw, shortfall pos1, shortfall pos2)."""
+    """``search_strand_general``'s work: its rows written to ``out`` from row ``n``,
+    with the working arrays of ``new_scratch``, which it leaves ready for the next
+    strand (as the diagonal tables).  Returns (rows in all, n_raw, shortfall pos1,
+    shortfall pos2, full): ``full`` when ``out`` ran out of rows, the strand then
+    only partly searched; the caller grows ``out`` and searches it again.  It counts no references (``norefs``): called once a
+    strand, the counting around its arrays was 29 % of a read batch's search."""
     qprev, qblock, qpos2, qdiag, last, qstate, mm, los, his, ring_keys, ring_allow, \
         ring_n = scratch
     qsize = qprev.shape[0]
@@ -183,6 +190,7 @@ def _search_into(dir_, low, pos, low_bits,
     columns = twin_max - seed_len
     filtering = min_matches >= 0
     n_raw = 0
+    full = False
     # each window's keys are computed ahead into a ring while their memory is fetched
     # (kernels.filtering.ring_ahead: for a short read every lookup is a cache miss)
     run = 0
@@ -205,6 +213,8 @@ def _search_into(dir_, low, pos, low_bits,
             los[kk] = lo
             his[kk] = hi
         for kk in range(nk):
+            if full:
+                break
             for j in range(los[kk], his[kk]):
                 e1 = np.int64(pos[j])
                 if self_mode == 3 and _below_partitioned(e1 - seed_len, e2 - seed_len,
@@ -233,7 +243,8 @@ def _search_into(dir_, low, pos, low_bits,
                         if m < min_matches or (max_transversions >= 0 and tv > max_transversions):
                             continue
                     if n == out.shape[0]:
-                        out = _grow(out, n)
+                        full = True
+                        break
                     out[n, 0] = e1 - seed_len
                     out[n, 1] = start2
                     out[n, 2] = seed_len
@@ -303,7 +314,8 @@ def _search_into(dir_, low, pos, low_bits,
                         _enqueue(qprev, qblock, qpos2, qdiag, last, qstate, e1, e2, True,
                                  columns)
                     if n == out.shape[0]:
-                        out = _grow(out, n)
+                        full = True
+                        break
                     out[n, 0] = e1 - length
                     out[n, 1] = e2 - length
                     out[n, 2] = length
@@ -339,13 +351,14 @@ def _search_into(dir_, low, pos, low_bits,
                 if not keep:
                     continue
                 if n == out.shape[0]:
-                    out = _grow(out, n)
+                    full = True
+                    break
                 out[n, 0] = left
                 out[n, 1] = left - diag
                 out[n, 2] = length
                 out[n, 3] = score
                 n += 1
-        if 0 <= stop_after < n:
+        if full or 0 <= stop_after < n:
             break
     # (loops, not slices: a slice is a view whose references are counted)
     twin_heads = last.shape[0] > 1
@@ -357,7 +370,7 @@ def _search_into(dir_, low, pos, low_bits,
             diag_actual[h] = 0
             if twin_heads:
                 last[h] = 0
-    return out, n, n_raw, qstate[1], qstate[2]
+    return n, n_raw, qstate[1], qstate[2], full
 
 
 @njit(cache=True)
@@ -400,13 +413,19 @@ def search_strands_general(dir_, low, pos, low_bits,
             len2 -= 1
         if len2 < seed_len:
             continue
-        out, m, raw[k], short1, short2 = _search_into(
-            dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off,
-            trans, t, qcat[a:b], codes[a:b], len1, len2, table, bits,
-            proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
-            min_matches, max_transversions, care, twin_min, twin_max, 0,
-            none, none, none, -1, 0, NO_LIMIT, 0, NO_LIMIT,
-            diag_end, diag_actual, used, used_list, scratch, out, n)
+        q = qcat[a:b]
+        qcodes = codes[a:b]
+        full = True
+        while full:         # (as search_strand_general)
+            m, raw[k], short1, short2, full = _search_into(
+                dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips,
+                resolve_off, trans, t, q, qcodes, len1, len2, table, bits,
+                proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
+                min_matches, max_transversions, care, twin_min, twin_max, 0,
+                none, none, none, -1, 0, NO_LIMIT, 0, NO_LIMIT,
+                diag_end, diag_actual, used, used_list, scratch, out, n)
+            if full:
+                out = _grow(out, out.shape[0])
         if short1 >= 0 and shortfall[0] < 0:
             shortfall[0] = k
             shortfall[1] = short1

@@ -510,3 +510,25 @@ def test_helpers_without_reference_counts_return_no_arrays(tmp_path):
     # the per-window, per-hit and per-row helpers were among them
     assert {"ring_ahead", "xdrop_hsp", "exact_extend", "sweep_row_vec", "skip_test",
             "lr_update"} <= set(seen), seen
+
+
+@pytest.mark.parametrize("gf,gp", [(False, False), (True, True)])
+def test_general_kernel_resumes_where_its_table_fills(gf, gp, shared_pairs):
+    """The general kernel (``hitproc``) with the processor that does what the default
+    kernel does gives the default kernel's rows and raw-hit count on both strands of
+    a real pair.  Its row table starts at 1,024 rows and the strand's search stops
+    before a query position whose hits might not fit, and resumes there in a larger
+    table: with every seed hit a row (--nogfextend --nogapped) it does so many times."""
+    from fastz.pipeline.filtering import default_processor
+    index, t, strands = _part_case(("12of19", 1, gf, gp, None), shared_pairs)
+    for qs in strands:
+        runs = []
+        for processor in (None, default_processor(gf, gp)):
+            st = {}
+            h = find_hsps(index, t, qs, None, 1, SS.masked, 910, 3000, True, gfextend=gf,
+                          gapped=gp, stats=st, processor=processor)
+            runs.append((h, st["raw_hits"]))
+        (want, raw), (got, got_raw) = runs
+        assert got_raw == raw and np.array_equal(got, want)
+        if not gf:
+            assert want.shape[0] > 16 * 1024

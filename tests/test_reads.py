@@ -134,9 +134,9 @@ def test_batched_search_is_the_strand_search(reads, extra):
         al.hitproc, batch_stats, o.double_scores)
     assert sum(h.shape[0] for h in found) > 20
     if extra == ["--nogfextend", "--nogapped"]:
-        # every seed hit a row: the kernels' tables fill and grow (the batch's from
-        # 1,024 rows, a strand's own from 16), each strand then searched again
-        assert sum(h.shape[0] for h in found) > 1024 and max(map(len, found)) > 16
+        # every seed hit a row: the batch's table (1,024 rows at first) fills, and a
+        # strand stops before a position whose hits might not fit, to resume there
+        assert sum(h.shape[0] for h in found) > 1024
     for buf, hsps in zip(bufs, found):
         want = filtering.find_hsps(
             al.index, al.target.chars, buf.chars, None, o.transition, al.scores.masked,

@@ -19,7 +19,7 @@ from numba import njit
 
 from . import cells
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
-from .filtering import (AHEAD_DIR, NO_LIMIT, RING, _extend_stops, _grow, _hit_excluded,
+from .filtering import (AHEAD_DIR, NO_LIMIT, RING, _extend_stops, _hit_excluded,
                         _xdrop_hsp, new_ring, ring_ahead)
 from .norefs import no_refcount
 from .seeding import lookup
@@ -133,18 +133,37 @@ def search_strand_general(dir_, low, pos, low_bits,
         overflow, or (-1, -1).
     """
     scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
-    out = np.empty((16, 4), np.int64)
-    full = True
-    while full:             # (searched again in a table twice as large while it fills)
-        n, n_raw, short1, short2, full = _search_into(
+    out = np.empty((1024, 4), np.int64)
+    n = 0
+    fresh = True
+    while True:             # (resumed with a larger table where it filled)
+        n, need = _search_into(
             dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off,
             trans, t, q, qcodes, len1, len2, table, bits, proc, ext, mismatches, xdrop,
             hspthresh, ent_lo, ent_hi, min_matches, max_transversions, care, twin_min,
             twin_max, self_mode, part1_off, part2_off, part2_len, stop_after,
-            t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list, scratch, out, 0)
-        if full:
-            out = _grow(out, out.shape[0])
-    return out[:n], n_raw, np.array([short1, short2], np.int64)
+            t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list, scratch, out, n,
+            fresh)
+        if need == 0:
+            break
+        out = _room(out, n, need)
+        fresh = False
+    state = scratch[5]
+    return out[:n], state[S_RAW], np.array([state[S_SHORT1], state[S_SHORT2]], np.int64)
+
+
+@njit(cache=True)
+def _room(out, n, need):
+    """``out`` (its first ``n`` rows) in a table of at least ``need`` rows, doubled."""
+    bigger = np.empty((max(need, 2 * out.shape[0]), out.shape[1]), out.dtype)
+    bigger[:n] = out[:n]
+    return bigger
+
+
+#: ``_search_into``'s state (``new_scratch``'s int64 array), kept across a resumption:
+#: the seed-hit queue's newest entry number, the first shortfall (pos1, pos2), the
+#: run of valid bases, the hash blocks used, the seed hits counted, the next position
+S_QNUM, S_SHORT1, S_SHORT2, S_RUN, S_USED, S_RAW, S_NEXT = range(7)
 
 
 @njit(cache=True)
@@ -158,7 +177,7 @@ def new_scratch(proc, queue_size, mismatches, nf):
     return (np.zeros(qsize, np.int64), np.zeros(qsize, np.bool_), np.zeros(qsize, np.int64),
             np.zeros(qsize, np.int64), np.zeros(DIAG_HASH_SIZE if proc == PROC_TWIN else 1,
                                                 np.int64),
-            np.array([qsize, -1, -1], np.int64), np.empty(max(mismatches, 0) + 1, np.int64),
+            np.zeros(7, np.int64), np.empty(max(mismatches, 0) + 1, np.int64),
             los, his, ring_keys, ring_allow, ring_n)
 
 
@@ -171,30 +190,38 @@ def _search_into(dir_, low, pos, low_bits,
                  twin_min, twin_max, self_mode,
                  part1_off, part2_off, part2_len, stop_after,
                  t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list,
-                 scratch, out, n):
+                 scratch, out, n, fresh):
     """``search_strand_general``'s work: its rows written to ``out`` from row ``n``,
     with the working arrays of ``new_scratch``, which it leaves ready for the next
-    strand (as the diagonal tables).  Returns (rows in all, n_raw, shortfall pos1,
-    shortfall pos2, full): ``full`` when ``out`` ran out of rows, the strand then
-    only partly searched; the caller grows ``out`` and searches it again.  It counts no references (``norefs``): called once a
-    strand, the counting around its arrays was 29 % of a read batch's search."""
+    strand (as the diagonal tables).  ``fresh``: a new strand (else the resumption of
+    the last one).  Returns (rows in all, need): ``need`` is 0 once the strand is
+    done, else the rows its next query position may add, which ``out`` lacks: the
+    caller gives a table of at least that many rows and resumes (the state it needs,
+    the seed hits counted and the shortfall among them, is in ``scratch``).
+
+    It counts no references (``norefs``): called once a strand, the counting around
+    its arrays was 29 % of a read batch's search."""
     qprev, qblock, qpos2, qdiag, last, qstate, mm, los, his, ring_keys, ring_allow, \
         ring_n = scratch
     qsize = qprev.shape[0]
-    qstate[0] = qsize
-    qstate[1] = -1
-    qstate[2] = -1
-    for r in range(ring_n.shape[0]):
-        ring_n[r] = 0
-    nused = 0
+    if fresh:
+        qstate[S_QNUM] = qsize
+        qstate[S_SHORT1] = -1
+        qstate[S_SHORT2] = -1
+        qstate[S_RUN] = 0
+        qstate[S_USED] = 0
+        qstate[S_RAW] = 0
+        qstate[S_NEXT] = -AHEAD_DIR
+        for r in range(ring_n.shape[0]):
+            ring_n[r] = 0
+    nused = qstate[S_USED]
     columns = twin_max - seed_len
     filtering = min_matches >= 0
-    n_raw = 0
-    full = False
+    n_raw = qstate[S_RAW]
     # each window's keys are computed ahead into a ring while their memory is fetched
     # (kernels.filtering.ring_ahead: for a short read every lookup is a cache miss)
-    run = 0
-    for i in range(-AHEAD_DIR, len2):
+    run = qstate[S_RUN]
+    for i in range(qstate[S_NEXT], len2):
         ring_ahead(i, len2, seed_len, qcodes, care_off, care_bits, trans, flips,
                    ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits)
         if i < 0:
@@ -208,13 +235,21 @@ def _search_into(dir_, low, pos, low_bits,
         e2 = i + 1
         s0 = e2 % RING
         nk = ring_n[s0]
+        hits = 0
         for kk in range(nk):
             lo, hi = lookup(dir_, low, low_bits, ring_keys[s0, kk])
             los[kk] = lo
             his[kk] = hi
+            hits += hi - lo
+        if n + hits > out.shape[0]:
+            # a hit adds a row at most: stop before this position (redone on resuming,
+            # ring_ahead's look-ahead included, which is the same again)
+            qstate[S_RUN] = run - 1
+            qstate[S_USED] = nused
+            qstate[S_RAW] = n_raw
+            qstate[S_NEXT] = i
+            return n, n + hits
         for kk in range(nk):
-            if full:
-                break
             for j in range(los[kk], his[kk]):
                 e1 = np.int64(pos[j])
                 if self_mode == 3 and _below_partitioned(e1 - seed_len, e2 - seed_len,
@@ -242,9 +277,6 @@ def _search_into(dir_, low, pos, low_bits,
                         m, tv = _counts(t, q, bits, e1, diag, seed_len, care)
                         if m < min_matches or (max_transversions >= 0 and tv > max_transversions):
                             continue
-                    if n == out.shape[0]:
-                        full = True
-                        break
                     out[n, 0] = e1 - seed_len
                     out[n, 1] = start2
                     out[n, 2] = seed_len
@@ -313,9 +345,6 @@ def _search_into(dir_, low, pos, low_bits,
                         diag_end[h] = e2
                         _enqueue(qprev, qblock, qpos2, qdiag, last, qstate, e1, e2, True,
                                  columns)
-                    if n == out.shape[0]:
-                        full = True
-                        break
                     out[n, 0] = e1 - length
                     out[n, 1] = e2 - length
                     out[n, 2] = length
@@ -350,15 +379,12 @@ def _search_into(dir_, low, pos, low_bits,
                                  columns)
                 if not keep:
                     continue
-                if n == out.shape[0]:
-                    full = True
-                    break
                 out[n, 0] = left
                 out[n, 1] = left - diag
                 out[n, 2] = length
                 out[n, 3] = score
                 n += 1
-        if full or 0 <= stop_after < n:
+        if 0 <= stop_after < n:
             break
     # (loops, not slices: a slice is a view whose references are counted)
     twin_heads = last.shape[0] > 1
@@ -370,7 +396,8 @@ def _search_into(dir_, low, pos, low_bits,
             diag_actual[h] = 0
             if twin_heads:
                 last[h] = 0
-    return n, n_raw, qstate[1], qstate[2], full
+    qstate[S_RAW] = n_raw
+    return n, 0
 
 
 @njit(cache=True)
@@ -415,21 +442,26 @@ def search_strands_general(dir_, low, pos, low_bits,
             continue
         q = qcat[a:b]
         qcodes = codes[a:b]
-        full = True
-        while full:         # (as search_strand_general)
-            m, raw[k], short1, short2, full = _search_into(
+        m = n
+        fresh = True
+        while True:         # (as search_strand_general)
+            m, need = _search_into(
                 dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips,
                 resolve_off, trans, t, q, qcodes, len1, len2, table, bits,
                 proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
                 min_matches, max_transversions, care, twin_min, twin_max, 0,
                 none, none, none, -1, 0, NO_LIMIT, 0, NO_LIMIT,
-                diag_end, diag_actual, used, used_list, scratch, out, n)
-            if full:
-                out = _grow(out, out.shape[0])
-        if short1 >= 0 and shortfall[0] < 0:
+                diag_end, diag_actual, used, used_list, scratch, out, m, fresh)
+            if need == 0:
+                break
+            out = _room(out, m, need)
+            fresh = False
+        state = scratch[5]
+        raw[k] = state[S_RAW]
+        if state[S_SHORT1] >= 0 and shortfall[0] < 0:
             shortfall[0] = k
-            shortfall[1] = short1
-            shortfall[2] = short2
+            shortfall[1] = state[S_SHORT1]
+            shortfall[2] = state[S_SHORT2]
         counts[k] = m - n
         n = m
     return out[:n], counts, raw, shortfall

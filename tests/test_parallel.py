@@ -424,14 +424,17 @@ def test_interpolation_in_threads_equals_one_thread(monkeypatch):
 
 
 def test_a_batch_of_reads_travels_packed_and_comes_back_whole():
-    """A batch of plain strands goes to a worker as a few arrays (pack_units), and is
-    unpacked into the same units; a partitioned strand keeps the batch unpacked."""
+    """A batch of short plain strands goes to a worker as a few arrays (pack_units), and
+    is unpacked into the same units; a partitioned strand, or more bases than a batch
+    of short strands holds, keeps the batch unpacked."""
     from fastz.pipeline import parallel
     opts = Options.from_argv([str(PAIRS / "mers_ref_vs_46isolates" / "target.fa"),
                               str(PAIRS / "mers_ref_vs_46isolates" / "query.fa")])
     units = []
-    for q in itertools.islice(iter_queries(opts.query, opts), 5):
+    for q in itertools.islice(iter_queries(opts.query, opts), 3):
         units += [(q, "+"), (reverse_complement_sequence(q), "-")]
+    assert parallel.pack_units(units) is None           # (3 x 2 x 30 kb: over 64 KB)
+    units = units[:2]
     fn, (packed, _) = parallel._units_job(units, 2)
     assert fn is parallel._align_packed
     back = parallel.unpack_units(packed)

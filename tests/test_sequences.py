@@ -269,6 +269,12 @@ def test_reverse_complement_table():
     rc = reverse_complement(fwd).tobytes()
     assert rc == b"9*\0rwbsykmdhvRWBSYKMDHVxXnNacgtACGT"
     assert reverse_complement(reverse_complement(fwd)).tobytes() == fwd.tobytes()
+    # short buffers go through bytes.translate, long ones through numpy: the same bytes,
+    # writable either way
+    long = np.tile(fwd, 3000)
+    rc_long = reverse_complement(long)
+    assert long.shape[0] > 1 << 16 and rc_long.tobytes() == rc * 3000
+    assert rc_long.flags.writeable and reverse_complement(fwd).flags.writeable
 
 
 def test_partitioned_minus_strand_keeps_partitions(lastz_data):

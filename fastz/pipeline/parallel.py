@@ -156,12 +156,15 @@ def _align_packed(packed, threads: int):
 
 
 def pack_units(units: list) -> tuple | None:
-    """A batch of (query strand buffer, strand) units as a few arrays and lists, for
-    the trip to a worker; None where a unit is partitioned or carries a chore (those
-    travel as they are).  Pickling each Sequence, a dataclass around a numpy array,
-    cost about 6 us a unit both ways, as much as a read's seed search."""
+    """A batch of short (query strand buffer, strand) units as a few arrays and lists,
+    for the trip to a worker; None for a batch over BATCH_BASES (a long strand goes
+    alone: packing would copy it once more) or with a unit that is partitioned or
+    carries a chore (those travel as they are).  Pickling each Sequence, a dataclass
+    around a numpy array, cost about 6 us a unit both ways, as much as a read's seed
+    search."""
     seqs = [buf for buf, _ in units]
-    if any(s.partitions is not None or s.chore is not None for s in seqs):
+    if sum(len(s) for s in seqs) > BATCH_BASES or any(
+            s.partitions is not None or s.chore is not None for s in seqs):
         return None
     cat, offsets = concat_buffers([s.chars for s in seqs])
     numbers = np.array([(s.contig, s.start, s.true_length, s.revcomp) for s in seqs],

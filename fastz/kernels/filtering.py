@@ -62,15 +62,16 @@ NO_LIMIT = 1 << 62
 
 
 @njit(cache=True)
-def _grow(out, n):
-    """``out`` with room for at least one more row (doubling).  Callers test
-    ``n == out.shape[0]`` first: a call per hit, returning the array, cost two atomic
-    reference-count updates (1.4 % of a one-worker E. coli run in the call alone);
-    ``inline="always"`` instead kept the array's reassignment per hit and measured
-    5-7 % slower than the test at the call site (one E. coli strand's search)."""
-    if n < out.shape[0]:
+def _grow(out, n, need):
+    """``out`` (its first ``n`` rows kept) with room for at least ``need`` rows
+    (doubling).  Callers test for a full table first: a call per hit, returning the
+    array, cost two atomic reference-count updates (1.4 % of a one-worker E. coli run
+    in the call alone); ``inline="always"`` instead kept the array's reassignment per
+    hit and measured 5-7 % slower than the test at the call site (one E. coli
+    strand's search)."""
+    if need <= out.shape[0]:
         return out
-    bigger = np.empty((2 * out.shape[0], out.shape[1]), out.dtype)
+    bigger = np.empty((max(need, 2 * out.shape[0]), out.shape[1]), out.dtype)
     bigger[:n] = out[:n]
     return bigger
 
@@ -273,7 +274,7 @@ def enumerate_hits(dir_, low, pos, low_bits,
                                  ring_allow[s0, kk]):
                     continue
                 if n == hits.shape[0]:
-                    hits = _grow(hits, n)
+                    hits = _grow(hits, n, n + 1)
                 hits[n, 0] = e1
                 hits[n, 1] = e2
                 hits[n, 2] = rank
@@ -351,7 +352,7 @@ def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
                 r1 = left
                 r2 = left - diag
         if n == out.shape[0]:
-            out = _grow(out, n)
+            out = _grow(out, n, n + 1)
         out[n, 0] = r1
         out[n, 1] = r2
         out[n, 2] = length

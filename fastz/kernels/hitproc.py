@@ -19,7 +19,7 @@ from numba import njit
 
 from . import cells
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
-from .filtering import (AHEAD_DIR, NO_LIMIT, RING, _extend_stops, _hit_excluded,
+from .filtering import (AHEAD_DIR, NO_LIMIT, RING, _extend_stops, _grow, _hit_excluded,
                         _xdrop_hsp, new_ring, ring_ahead)
 from .norefs import no_refcount
 from .seeding import lookup
@@ -132,32 +132,25 @@ def search_strand_general(dir_, low, pos, low_bits,
         seed hits enumerated; ``shortfall`` (pos1, pos2) of the first seed-hit-queue
         overflow, or (-1, -1).
     """
-    scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
+    state, scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
     out = np.empty((1024, 4), np.int64)
     n = 0
     fresh = True
-    while True:             # (resumed with a larger table where it filled)
+    # (resumed with a larger table where it filled; search_strands_general repeats
+    # this loop: a shared helper called per strand would count references again)
+    while True:
         n, need = _search_into(
             dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off,
             trans, t, q, qcodes, len1, len2, table, bits, proc, ext, mismatches, xdrop,
             hspthresh, ent_lo, ent_hi, min_matches, max_transversions, care, twin_min,
             twin_max, self_mode, part1_off, part2_off, part2_len, stop_after,
-            t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list, scratch, out, n,
-            fresh)
+            t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list, state, scratch,
+            out, n, fresh)
         if need == 0:
             break
-        out = _room(out, n, need)
+        out = _grow(out, n, need)
         fresh = False
-    state = scratch[5]
     return out[:n], state[S_RAW], np.array([state[S_SHORT1], state[S_SHORT2]], np.int64)
-
-
-@njit(cache=True)
-def _room(out, n, need):
-    """``out`` (its first ``n`` rows) in a table of at least ``need`` rows, doubled."""
-    bigger = np.empty((max(need, 2 * out.shape[0]), out.shape[1]), out.dtype)
-    bigger[:n] = out[:n]
-    return bigger
 
 
 #: ``_search_into``'s state (``new_scratch``'s int64 array), kept across a resumption:
@@ -168,17 +161,17 @@ S_QNUM, S_SHORT1, S_SHORT2, S_RUN, S_USED, S_RAW, S_NEXT = range(7)
 
 @njit(cache=True)
 def new_scratch(proc, queue_size, mismatches, nf):
-    """The per-strand working arrays of ``_search_into``, made once for many strands:
-    the seed-hit queue (``PROC_TWIN``'s, else one entry), its state and its
-    diagonal-hash heads (all zero), the mismatch extender's buffer and the
-    look-ahead ring (``filtering.new_ring``)."""
+    """(state, scratch): ``_search_into``'s state (the S_* entries) and working
+    arrays, made once for many strands: the seed-hit queue (``PROC_TWIN``'s, else one
+    entry) and its diagonal-hash heads (all zero), the mismatch extender's buffer and
+    the look-ahead ring (``filtering.new_ring``)."""
     qsize = queue_size if proc == PROC_TWIN else 1
     los, his, ring_keys, ring_allow, ring_n = new_ring(nf)
-    return (np.zeros(qsize, np.int64), np.zeros(qsize, np.bool_), np.zeros(qsize, np.int64),
-            np.zeros(qsize, np.int64), np.zeros(DIAG_HASH_SIZE if proc == PROC_TWIN else 1,
-                                                np.int64),
-            np.zeros(7, np.int64), np.empty(max(mismatches, 0) + 1, np.int64),
-            los, his, ring_keys, ring_allow, ring_n)
+    return np.zeros(S_NEXT + 1, np.int64), (
+        np.zeros(qsize, np.int64), np.zeros(qsize, np.bool_), np.zeros(qsize, np.int64),
+        np.zeros(qsize, np.int64), np.zeros(DIAG_HASH_SIZE if proc == PROC_TWIN else 1,
+                                            np.int64),
+        np.empty(max(mismatches, 0) + 1, np.int64), los, his, ring_keys, ring_allow, ring_n)
 
 
 @no_refcount
@@ -190,19 +183,18 @@ def _search_into(dir_, low, pos, low_bits,
                  twin_min, twin_max, self_mode,
                  part1_off, part2_off, part2_len, stop_after,
                  t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list,
-                 scratch, out, n, fresh):
+                 qstate, scratch, out, n, fresh):
     """``search_strand_general``'s work: its rows written to ``out`` from row ``n``,
     with the working arrays of ``new_scratch``, which it leaves ready for the next
     strand (as the diagonal tables).  ``fresh``: a new strand (else the resumption of
     the last one).  Returns (rows in all, need): ``need`` is 0 once the strand is
     done, else the rows its next query position may add, which ``out`` lacks: the
-    caller gives a table of at least that many rows and resumes (the state it needs,
-    the seed hits counted and the shortfall among them, is in ``scratch``).
+    caller gives a table of at least that many rows and resumes (what it needs, the
+    seed hits counted and the shortfall among them, is in ``qstate``).
 
     It counts no references (``norefs``): called once a strand, the counting around
     its arrays was 29 % of a read batch's search."""
-    qprev, qblock, qpos2, qdiag, last, qstate, mm, los, his, ring_keys, ring_allow, \
-        ring_n = scratch
+    qprev, qblock, qpos2, qdiag, last, mm, los, his, ring_keys, ring_allow, ring_n = scratch
     qsize = qprev.shape[0]
     if fresh:
         qstate[S_QNUM] = qsize
@@ -432,7 +424,7 @@ def search_strands_general(dir_, low, pos, low_bits,
     none = np.zeros(0, np.int64)
     # (one set of working arrays for every strand: a read's search costs about what
     # making them did)
-    scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
+    state, scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
     for k in range(n_strands):
         a, b = offsets[k], offsets[k + 1]
         len2 = b - a
@@ -451,12 +443,11 @@ def search_strands_general(dir_, low, pos, low_bits,
                 proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
                 min_matches, max_transversions, care, twin_min, twin_max, 0,
                 none, none, none, -1, 0, NO_LIMIT, 0, NO_LIMIT,
-                diag_end, diag_actual, used, used_list, scratch, out, m, fresh)
+                diag_end, diag_actual, used, used_list, state, scratch, out, m, fresh)
             if need == 0:
                 break
-            out = _room(out, m, need)
+            out = _grow(out, m, need)
             fresh = False
-        state = scratch[5]
         raw[k] = state[S_RAW]
         if state[S_SHORT1] >= 0 and shortfall[0] < 0:
             shortfall[0] = k

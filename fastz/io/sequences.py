@@ -596,13 +596,12 @@ def check_queries(spec: str | None, opts) -> None:
     sequence each and carry no mask file are read and checked without being made
     into sequences (names, masks and the object are half of a short read's load,
     and none of them can fail without a mask file)."""
-    src_spec = parse_specifier(spec) if spec is not None else None
-    if src_spec is not None and (src_spec.multiple or src_spec.separator is not None
-                                 or src_spec.softmask or src_spec.xmask or src_spec.nmask):
-        for _ in scan_queries(spec, opts):
-            pass
-        return
     with _read_ahead(spec, opts) as src:
+        sp = src.spec
+        if sp.multiple or sp.separator is not None or sp.softmask or sp.xmask or sp.nmask:
+            for _ in _queries(src):
+                pass
+            return
         try:
             while src.next_record() is not None:
                 pass

@@ -195,6 +195,7 @@ class GeneralWriter(Writer):
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.fields, self.diff_chars = split_keys(self.spec.keys)
+        self.layout, self.line_end = _layout(self.fields)
         self.prev_names = ("", "")
         if "K" in self.fields:      # fastz reads no base-call qualities
             raise InputError(f"{self.target.filename} has no base-call qualities "
@@ -251,27 +252,33 @@ class GeneralWriter(Writer):
 
     def line(self, qinfo: SeqInfo, v: AlnView) -> str:
         t = self.tinfo
-        p1 = t.place(v.beg1)
-        p2 = qinfo.place(v.beg2)
-        rev1, rev2 = t.rev, qinfo.rev
-        ctx = _Ctx(self, v, p1, p2, rev1, rev2, t, qinfo)
-        parts = []
-        tab = "#"
-        for k in self.fields:
-            if tab in ("#", "\0") or k in (CR, MARKER):
-                tab = "\t"
-            else:
-                parts.append("\t")
-            if k == CR:
-                parts.append("\n")
-                tab = "#"
-            elif k == MARKER:
-                parts.append("~")
-                tab = "\0"
-            else:
-                parts.append(ctx.field(k))
-        parts.append("\n")
-        return "".join(parts)
+        ctx = _Ctx(self, v, t.place(v.beg1), qinfo.place(v.beg2), t.rev, qinfo.rev, t, qinfo)
+        return "".join([before + FIELD_TEXT.get(k, _nothing)(ctx)
+                        for before, k in self.layout]) + self.line_end
+
+
+def _layout(fields: str) -> tuple[tuple[tuple[str, str], ...], str]:
+    """((text before, field code) per printed field, the line's last text): LASTZ's
+    tab rules (print_genpaf_align: none at a line's start or after a marker, a CR
+    field a line break, the marker field "~"), worked out once per format."""
+    items = []
+    pending = ""
+    tab = "#"
+    for k in fields:
+        if tab in ("#", "\0") or k in (CR, MARKER):
+            tab = "\t"
+        else:
+            pending += "\t"
+        if k == CR:
+            pending += "\n"
+            tab = "#"
+        elif k == MARKER:
+            pending += "~"
+            tab = "\0"
+        else:
+            items.append((pending, k))
+            pending = ""
+    return tuple(items), pending + "\n"
 
 
 def _ratio(numer: int, denom: int, pct: bool, frac: bool) -> str:
@@ -360,153 +367,6 @@ class _Ctx:
             h ^= hassock_hash(_lastz_ops(v))
         return "%08X" % h
 
-    def field(self, k: str) -> str:   # noqa: C901 (one branch per field, as in LASTZ)
-        v = self.v
-        if k == "X":
-            return "NA"
-        if k == "N":
-            return self.p1.name
-        if k == "O":
-            return str(self.p1.contig - 1)
-        if k == "D":
-            return self.strand1
-        if k == "S":
-            return str(self.p1.true_len)
-        if k == "B":
-            return str(self.start1)
-        if k == "Z":
-            return str(self.start1 - 1)
-        if k == "E":
-            return str(self.start1 + self.len1 - 1)
-        if k == "Q":
-            return str(self.start1 if self.strand1 == self.strand2 else self.start1 + self.len1 - 1)
-        if k == "R":
-            return str(self.start1 + self.len1 - 1 if self.strand1 == self.strand2 else self.start1)
-        if k == "L":
-            return str(self.len1)
-        if k in "AT":
-            return v.text1
-        if k in "Ff":
-            return "*"
-        if k == "n":
-            return self.p2.name
-        if k == "o":
-            return str(self.p2.contig - 1)
-        if k == "d":
-            return self.strand2
-        if k == "s":
-            return str(self.p2.true_len)
-        if k == "<":
-            if self.strand2 == "-":
-                return str(self.p2.true_len + 2 - self.start2 - self.len2)
-            return str(self.start2)
-        if k == "b":
-            return str(self.start2)
-        if k == ">":
-            if self.strand2 == "-":
-                return str(self.p2.true_len + 1 - self.start2 - self.len2)
-            return str(self.start2 - 1)
-        if k == "z":
-            return str(self.start2 - 1)
-        if k == ",":
-            if self.strand2 == "-":
-                return str(self.p2.true_len + 1 - self.start2)
-            return str(self.start2 + self.len2 - 1)
-        if k == "e":
-            return str(self.start2 + self.len2 - 1)
-        if k == "l":
-            return str(self.len2)
-        if k in "at":
-            return v.text2
-        if k in "0123":
-            d = self.dot(1 if k in "01" else 2)
-            return str(d[0] if k in "02" else d[1])
-        if k == "u":
-            return str(v.identity[0])
-        if k == "v":
-            return str(v.identity[1] - v.identity[0])
-        if k == "w":
-            return str(v.identity[1])
-        if k == "W":
-            return str(self.len1 if v.is_hsp else v.continuity[1])
-        if k == "y":
-            return "0" if v.is_hsp else str(v.ngaps())
-        if k == "x":
-            return "0" if v.is_hsp else str(v.continuity[1] - v.continuity[0])
-        if k == "=":
-            return self.diff_text()
-        if k in "&@":
-            m = "M" if k == "&" else "m"
-            if v.is_hsp:
-                return f"{self.len1}{m}"
-            return v.cigar_mid(lower=(k == "@"))
-        if k in "_^":
-            return v.cigar_eqx(hide_singles=True, lower=(k == "^"))
-        if k in "\"'":
-            # LASTZ tests the cigarx- code here, so cigarx1- prints upper case too
-            return v.cigar_eqx(hide_singles=False)
-        if k == "/":
-            return str(self.start1 - self.start2)
-        if k == "\\":
-            return self.shingle()
-        if k == "#":
-            return score_text(v.score, self.w.opts.double_scores)
-        if k == "]":
-            return self.w.number_text(self.w.number)
-        if k == "[":
-            return self.w.number_text(self.w.number + 1)
-        if k == "$":
-            return "%.1f" % (v.score * 0.0205)
-        if k == "%":
-            bits = v.score * 0.0205
-            return "%.2g" % (3.0e9 * math.exp(-bits * math.log(2)))
-        if k in "Iki":
-            m, d = v.identity
-            return _ratio(m, d, k != "k", k != "i")
-        if k == "m":
-            m, d = v.identity
-            denom = d if v.is_hsp else v.continuity[1]
-            return "%.2f" % ((100.0 * m) / denom) if denom != 0 else "NA"
-        if k in "C76":
-            n, d = coverage(v, self.p1, self.p2)
-            return _ratio(n, d, k != "7", k != "6")
-        if k in "c98":
-            n, d = (self.len1, self.len1) if v.is_hsp else v.continuity
-            return _ratio(n, d, k != "9", k != "8")
-        if k == "G":
-            if v.is_hsp:
-                n, d = 0, self.len1
-            else:
-                n, d = v.continuity
-                n, d = (d - n, n) if n else (0, 0)
-            return _ratio(n, d, True, True)
-        if k == "*":
-            chore = self.qinfo.seq.chore            # --chores: the chore's id= tag
-            return chore.tag if chore is not None and chore.tag else "NA"
-        if k == "J":
-            return self.nucs(self.p1, self.rev1, v.t)
-        if k == "p":
-            return self.nucs(self.p2, self.rev2, v.q)
-        if k in "Kq":
-            return "*"
-        if k == "(":
-            return "0"
-        if k == "4":
-            return self.hash(False)
-        if k == "5":
-            return self.hash(True)
-        if k == "{":
-            return "255"
-        if k == "|":
-            return "AS:i:" + score_text(v.score, self.w.opts.double_scores)
-        if k == "}":
-            return "cg:Z:" + v.cigar_eqx(hide_singles=False)
-        if k == ".":
-            if v.is_hsp:
-                return f"cg:Z:{self.len1}M"
-            return "cg:Z:" + v.cigar_mid()
-        return ""
-
     def shingle(self) -> str:
         diag = self.start1 - self.start2
         len1, len2 = self.p1.length, self.p2.length
@@ -517,3 +377,158 @@ class _Ctx:
         elif diag > 0:
             diag = se if (se < 0 or se < len2) else 0
         return "NA" if diag == 0 else str(diag)
+
+
+def _nothing(c) -> str:
+    return ""
+
+
+def _start2_plus(c) -> str:
+    if c.strand2 == "-":
+        return str(c.p2.true_len + 2 - c.start2 - c.len2)
+    return str(c.start2)
+
+
+def _zstart2_plus(c) -> str:
+    if c.strand2 == "-":
+        return str(c.p2.true_len + 1 - c.start2 - c.len2)
+    return str(c.start2 - 1)
+
+
+def _end2_plus(c) -> str:
+    if c.strand2 == "-":
+        return str(c.p2.true_len + 1 - c.start2)
+    return str(c.start2 + c.len2 - 1)
+
+
+def _cigar(c, lower: bool) -> str:
+    if c.v.is_hsp:
+        return f"{c.len1}{'m' if lower else 'M'}"
+    return c.v.cigar_mid(lower=lower)
+
+
+def _identity(c, pct: bool, frac: bool) -> str:
+    m, d = c.v.identity
+    return _ratio(m, d, pct, frac)
+
+
+def _blast_identity(c) -> str:
+    v = c.v
+    m, d = v.identity
+    denom = d if v.is_hsp else v.continuity[1]
+    return "%.2f" % ((100.0 * m) / denom) if denom != 0 else "NA"
+
+
+def _coverage(c, pct: bool, frac: bool) -> str:
+    n, d = coverage(c.v, c.p1, c.p2)
+    return _ratio(n, d, pct, frac)
+
+
+def _continuity(c, pct: bool, frac: bool) -> str:
+    n, d = (c.len1, c.len1) if c.v.is_hsp else c.v.continuity
+    return _ratio(n, d, pct, frac)
+
+
+def _gaprate(c) -> str:
+    if c.v.is_hsp:
+        n, d = 0, c.len1
+    else:
+        n, d = c.v.continuity
+        n, d = (d - n, n) if n else (0, 0)
+    return _ratio(n, d, True, True)
+
+
+def _evalue(c) -> str:
+    bits = c.v.score * 0.0205
+    return "%.2g" % (3.0e9 * math.exp(-bits * math.log(2)))
+
+
+def _chore(c) -> str:
+    chore = c.qinfo.seq.chore            # --chores: the chore's id= tag
+    return chore.tag if chore is not None and chore.tag else "NA"
+
+
+def _score(c) -> str:
+    return score_text(c.v.score, c.w.opts.double_scores)
+
+
+#: field code -> its text for one alignment (LASTZ's print_genpaf_align /
+#: print_genpaf_match, one case each); a code not here prints nothing
+FIELD_TEXT = {
+    "X": lambda c: "NA",
+    "N": lambda c: c.p1.name,
+    "O": lambda c: str(c.p1.contig - 1),
+    "D": lambda c: c.strand1,
+    "S": lambda c: str(c.p1.true_len),
+    "B": lambda c: str(c.start1),
+    "Z": lambda c: str(c.start1 - 1),
+    "E": lambda c: str(c.start1 + c.len1 - 1),
+    "Q": lambda c: str(c.start1 if c.strand1 == c.strand2 else c.start1 + c.len1 - 1),
+    "R": lambda c: str(c.start1 + c.len1 - 1 if c.strand1 == c.strand2 else c.start1),
+    "L": lambda c: str(c.len1),
+    "A": lambda c: c.v.text1,
+    "T": lambda c: c.v.text1,
+    "F": lambda c: "*",
+    "f": lambda c: "*",
+    "n": lambda c: c.p2.name,
+    "o": lambda c: str(c.p2.contig - 1),
+    "d": lambda c: c.strand2,
+    "s": lambda c: str(c.p2.true_len),
+    "<": _start2_plus,
+    "b": lambda c: str(c.start2),
+    ">": _zstart2_plus,
+    "z": lambda c: str(c.start2 - 1),
+    ",": _end2_plus,
+    "e": lambda c: str(c.start2 + c.len2 - 1),
+    "l": lambda c: str(c.len2),
+    "a": lambda c: c.v.text2,
+    "t": lambda c: c.v.text2,
+    "0": lambda c: str(c.dot(1)[0]),
+    "1": lambda c: str(c.dot(1)[1]),
+    "2": lambda c: str(c.dot(2)[0]),
+    "3": lambda c: str(c.dot(2)[1]),
+    "u": lambda c: str(c.v.identity[0]),
+    "v": lambda c: str(c.v.identity[1] - c.v.identity[0]),
+    "w": lambda c: str(c.v.identity[1]),
+    "W": lambda c: str(c.len1 if c.v.is_hsp else c.v.continuity[1]),
+    "y": lambda c: "0" if c.v.is_hsp else str(c.v.ngaps()),
+    "x": lambda c: "0" if c.v.is_hsp else str(c.v.continuity[1] - c.v.continuity[0]),
+    "=": lambda c: c.diff_text(),
+    "&": lambda c: _cigar(c, False),
+    "@": lambda c: _cigar(c, True),
+    "_": lambda c: c.v.cigar_eqx(hide_singles=True, lower=False),
+    "^": lambda c: c.v.cigar_eqx(hide_singles=True, lower=True),
+    # (LASTZ tests the cigarx- code here, so cigarx1- prints upper case too)
+    '"': lambda c: c.v.cigar_eqx(hide_singles=False),
+    "'": lambda c: c.v.cigar_eqx(hide_singles=False),
+    "/": lambda c: str(c.start1 - c.start2),
+    "\\": lambda c: c.shingle(),
+    "#": _score,
+    "]": lambda c: c.w.number_text(c.w.number),
+    "[": lambda c: c.w.number_text(c.w.number + 1),
+    "$": lambda c: "%.1f" % (c.v.score * 0.0205),
+    "%": _evalue,
+    "I": lambda c: _identity(c, True, True),
+    "k": lambda c: _identity(c, False, True),
+    "i": lambda c: _identity(c, True, False),
+    "m": _blast_identity,
+    "C": lambda c: _coverage(c, True, True),
+    "7": lambda c: _coverage(c, False, True),
+    "6": lambda c: _coverage(c, True, False),
+    "c": lambda c: _continuity(c, True, True),
+    "9": lambda c: _continuity(c, False, True),
+    "8": lambda c: _continuity(c, True, False),
+    "G": _gaprate,
+    "*": _chore,
+    "J": lambda c: c.nucs(c.p1, c.rev1, c.v.t),
+    "p": lambda c: c.nucs(c.p2, c.rev2, c.v.q),
+    "K": lambda c: "*",
+    "q": lambda c: "*",
+    "(": lambda c: "0",
+    "4": lambda c: c.hash(False),
+    "5": lambda c: c.hash(True),
+    "{": lambda c: "255",
+    "|": lambda c: "AS:i:" + _score(c),
+    "}": lambda c: "cg:Z:" + c.v.cigar_eqx(hide_singles=False),
+    ".": lambda c: f"cg:Z:{c.len1}M" if c.v.is_hsp else "cg:Z:" + c.v.cigar_mid(),
+}

@@ -15,6 +15,7 @@ from numba import njit
 
 from . import cells
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
+from .arrays import grow
 from .norefs import no_refcount
 from .prefetch import prefetch
 from .seeding import lookup, query_keys, window_key
@@ -59,21 +60,6 @@ BLOCK_HITS = 1 << 20
 STOP_BLOCK_HITS = 1 << 14
 #: No end to a window of positions (``search_strand``'s ``t_hi``, ``q_hi``).
 NO_LIMIT = 1 << 62
-
-
-@njit(cache=True)
-def _grow(out, n, need):
-    """``out`` (its first ``n`` rows kept) with room for at least ``need`` rows
-    (doubling).  Callers test for a full table first: a call per hit, returning the
-    array, cost two atomic reference-count updates (1.4 % of a one-worker E. coli run
-    in the call alone); ``inline="always"`` instead kept the array's reassignment per
-    hit and measured 5-7 % slower than the test at the call site (one E. coli
-    strand's search)."""
-    if need <= out.shape[0]:
-        return out
-    bigger = np.empty((max(need, 2 * out.shape[0]), out.shape[1]), out.dtype)
-    bigger[:n] = out[:n]
-    return bigger
 
 
 def diag_hash(len2):
@@ -274,7 +260,7 @@ def enumerate_hits(dir_, low, pos, low_bits,
                                  ring_allow[s0, kk]):
                     continue
                 if n == hits.shape[0]:
-                    hits = _grow(hits, n, n + 1)
+                    hits = grow(hits, n + 1)
                 hits[n, 0] = e1
                 hits[n, 1] = e2
                 hits[n, 2] = rank
@@ -352,7 +338,7 @@ def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
                 r1 = left
                 r2 = left - diag
         if n == out.shape[0]:
-            out = _grow(out, n, n + 1)
+            out = grow(out, n + 1)
         out[n, 0] = r1
         out[n, 1] = r2
         out[n, 2] = length

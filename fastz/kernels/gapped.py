@@ -25,10 +25,11 @@ from .bounds import (
     A_SCORE, A_TRIV, ACT_FIELDS, DIAG, HORZ, NONE, S_ALN, S_B1, S_B2, S_E1, S_E2,
     S_FIELDS, S_NEXT, S_PREV, S_TYPE, VERT,
 )
+from .arrays import grow
 from .norefs import no_refcount
 from .rowindex import above_below, insert, neighbours, new_index, skip_test, touching
 from .ydrop import (
-    EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, _grow1, _grow2, one_sided,
+    EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, one_sided,
     padded, padded_query, traceback,
 )
 
@@ -143,7 +144,7 @@ def assemble_pair(T, Q, a1, a2, sl, el1, el2, sr, er1, er2, lops, lo, nl, rops, 
     stop1 = a1 + er1
     stop2 = a2 + er2
     score = sl + sr
-    runs = _grow2(runs, nl + nr + 1)
+    runs = grow(runs, nl + nr + 1)
     nruns = 0
     for j in range(nl + nr):
         op = lops[lo + j] if j < nl else rops[ro + nr - 1 - (j - nl)]
@@ -247,7 +248,7 @@ def extend_pair(seqs, T, Q, a1, a2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exten
 def _add_segment(sg, nseg, al, m, b1, b2, e1, e2):
     """LASTZ save_seg: append a diagonal segment, with a connector before it."""
     if al[m, A_FIRST] == NONE:
-        sg = _grow2(sg, nseg + 1)
+        sg = grow(sg, nseg + 1)
         sg[nseg, S_TYPE] = DIAG
         sg[nseg, S_B1] = b1
         sg[nseg, S_B2] = b2
@@ -259,7 +260,7 @@ def _add_segment(sg, nseg, al, m, b1, b2, e1, e2):
         al[m, A_FIRST] = nseg
         al[m, A_LAST] = nseg
         return sg, nseg + 1
-    sg = _grow2(sg, nseg + 2)
+    sg = grow(sg, nseg + 2)
     tail = al[m, A_LAST]
     q = nseg
     sg[q, S_TYPE] = HORZ if b1 == sg[tail, S_E1] + 1 else VERT
@@ -293,7 +294,7 @@ def accept(al, sg, ops, meta, ix, res, runs, trivial):
     Returns the (possibly grown) stores (al, sg, ops, ix).
     """
     m = meta[M_NAL]
-    al = _grow2(al, m + 1)
+    al = grow(al, m + 1)
     al[m] = NONE
     meta[M_NAL] = m + 1
     start1 = res[R_START1]
@@ -330,7 +331,7 @@ def accept(al, sg, ops, meta, ix, res, runs, trivial):
             r += 1
     meta[M_NSEG] = nseg
     nops = meta[M_NOPS]
-    ops = _grow2(ops, nops + nruns - first)
+    ops = grow(ops, nops + nruns - first)
     al[m, A_OPS0] = nops
     al[m, A_OPSN] = nruns - first
     for q in range(first, nruns):
@@ -407,7 +408,7 @@ def _note_truncation(trunc, ntrunc, res, a1, a2, nal):
     for side in range(2):
         flag = res[R_LTRUNC] if side == 0 else res[R_RTRUNC]
         if flag:
-            trunc = _grow2(trunc, ntrunc + 1)
+            trunc = grow(trunc, ntrunc + 1)
             trunc[ntrunc, 0] = 1 - side
             trunc[ntrunc, 1] = res[R_LEND1] if side == 0 else res[R_REND1]
             trunc[ntrunc, 2] = res[R_LEND2] if side == 0 else res[R_REND2]
@@ -535,7 +536,7 @@ def extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, sub, gap_open, gap_ex
             hi1[a0:a9].copy(), lo2, hi2, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
             thresh, allbounds, none, two_pass, tpads)
         stats += st
-        rows = _grow2(rows, nrow + order.shape[0])
+        rows = grow(rows, nrow + order.shape[0])
         for m in order:
             o0 = al[m, A_OPS0]
             no = al[m, A_OPSN]
@@ -547,11 +548,11 @@ def extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, sub, gap_open, gap_ex
             rows[nrow, X_SCORE] = al[m, A_SCORE]
             rows[nrow, X_NOPS] = no
             nrow += 1
-            enc = _grow1(enc, nenc + no)
+            enc = grow(enc, nenc + no)
             for k in range(o0, o0 + no):
                 enc[nenc] = (np.uint64(ops[k, 1]) << np.uint64(4)) | np.uint64(ops[k, 0])
                 nenc += 1
-        truncs = _grow2(truncs, ntrunc + trunc.shape[0])
+        truncs = grow(truncs, ntrunc + trunc.shape[0])
         for k in range(trunc.shape[0]):
             truncs[ntrunc, 0] = s
             truncs[ntrunc, 1:] = trunc[k]

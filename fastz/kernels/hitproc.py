@@ -18,8 +18,9 @@ import numpy as np
 from numba import njit
 
 from . import cells
+from .arrays import grow
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
-from .filtering import (AHEAD_DIR, NO_LIMIT, RING, _extend_stops, _grow, _hit_excluded,
+from .filtering import (AHEAD_DIR, NO_LIMIT, RING, _extend_stops, _hit_excluded,
                         _xdrop_hsp, new_ring, ring_ahead)
 from .norefs import no_refcount
 from .seeding import lookup
@@ -148,7 +149,7 @@ def search_strand_general(dir_, low, pos, low_bits,
             out, n, fresh)
         if need == 0:
             break
-        out = _grow(out, n, need)
+        out = grow(out, need)
         fresh = False
     return out[:n], state[S_RAW], np.array([state[S_SHORT1], state[S_SHORT2]], np.int64)
 
@@ -446,7 +447,7 @@ def search_strands_general(dir_, low, pos, low_bits,
                 diag_end, diag_actual, used, used_list, state, scratch, out, m, fresh)
             if need == 0:
                 break
-            out = _grow(out, m, need)
+            out = grow(out, need)
             fresh = False
         raw[k] = state[S_RAW]
         if state[S_SHORT1] >= 0 and shortfall[0] < 0:

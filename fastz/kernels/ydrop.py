@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .arrays import grow
 from .bounds import ACT_FIELDS, NONE, active_update, lr_update
 from .dpcells import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG
 from .norefs import no_refcount
@@ -71,26 +72,6 @@ def padded_query(tpads, Q):
 def padded(T, Q):
     """(Tf, Tr, Qf, Qr) of a target and a query (see ``pad_target``)."""
     return padded_query(pad_target(T), Q)
-
-
-@njit(cache=True)
-def _grow1(a, need):
-    if a.shape[0] >= need:
-        return a
-    n = max(need, 2 * a.shape[0])
-    b = np.zeros(n, a.dtype)
-    b[:a.shape[0]] = a
-    return b
-
-
-@njit(cache=True)
-def _grow2(a, need):
-    if a.shape[0] >= need:
-        return a
-    n = max(need, 2 * a.shape[0])
-    b = np.zeros((n, a.shape[1]), a.dtype)
-    b[:a.shape[0]] = a
-    return b
 
 
 @njit(cache=True)
@@ -184,10 +165,10 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
     nact = 0
 
     # --- row 0: a run of insertions from the anchor --------------------------
-    cc = _grow1(cc, tail + 2)
-    dd = _grow1(dd, tail + 2)
-    tb = _grow1(tb, tail + 2)
-    tbrow = _grow1(tbrow, 1)
+    cc = grow(cc, tail + 2)
+    dd = grow(dd, tail + 2)
+    tb = grow(tb, tail + 2)
+    tbrow = grow(tbrow, 1)
     tbrow[0] = 0
     cc[0] = 0
     dd[0] = -OE
@@ -209,7 +190,7 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
     RY = rows[0, ROW_RY] if execute else col
     max_ry = RY
     if inspect:
-        rows = _grow2(rows, 2)
+        rows = grow(rows, 2)
         rows[0, ROW_BEST] = 0
         rows[0, ROW_RY] = RY
 
@@ -245,14 +226,14 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
         if sv[V_PENDING]:
             need = sv[V_NEED]
             row = sv[V_ROW]
-            cc = _grow1(cc, need)
-            dd = _grow1(dd, need)
-            mk = _grow1(mk, need)
+            cc = grow(cc, need)
+            dd = grow(dd, need)
+            mk = grow(mk, need)
             if sv[V_STORE]:
-                tb = _grow1(tb, sv[V_TBNEED])
-                tbrow = _grow1(tbrow, row + 1)
+                tb = grow(tb, sv[V_TBNEED])
+                tbrow = grow(tbrow, row + 1)
             if inspect:
-                rows = _grow2(rows, row + 2)
+                rows = grow(rows, row + 2)
             if need > wl.shape[0]:
                 ws, wl = scratch(2 * need)
         _rows(sv, reverse, inspect, execute, a1, a2, M, N, sub, Y, E, OE, trim, tb_cells,
@@ -449,7 +430,7 @@ def traceback(end_r, end_c, tb, tbrow, out):
     walk itself (``_walk``) holds no array it could rebind: numba would count the
     references of such an array at every step.
     """
-    out = _grow1(out, end_r + end_c + 1)
+    out = grow(out, end_r + end_c + 1)
     return _walk(end_r, end_c, tb, tbrow, out), out
 
 

@@ -27,7 +27,8 @@ from .bounds import (
 )
 from .arrays import grow
 from .norefs import no_refcount
-from .rowindex import above_below, insert, neighbours, new_index, skip_test, touching
+from .rowindex import (above_below, clear_index, insert, neighbours, new_index, skip_test,
+                       touching)
 from .ydrop import (
     EAGER, MODE_EXECUTE, MODE_FULL, MODE_INSPECT, ROW_FIELDS, one_sided,
     padded, padded_query, traceback,
@@ -75,6 +76,16 @@ def new_state(capacity, target_len=0):
     meta[M_HEAD_S] = NONE
     meta[M_HEAD_E] = NONE
     return al, sg, ops, meta, new_index(target_len, capacity)
+
+
+@njit(cache=True)
+def clear_state(meta, ix):
+    """Empty ``new_state``'s stores for another strand: no alignment, segment or edit
+    run held (their rows are written afresh as they are taken), an empty row index."""
+    meta[:] = 0
+    meta[M_HEAD_S] = NONE
+    meta[M_HEAD_E] = NONE
+    clear_index(ix)
 
 
 @njit(cache=True, nogil=True)
@@ -469,12 +480,25 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
     al, sg, ops, meta, ix = new_state(n + trivial.shape[0] + 1, T.shape[0])
     al, sg, ops, ix = add_trivial(al, sg, ops, meta, ix, trivial)
     stats = np.zeros(N_STATS, np.int64)
-    trunc = np.zeros((0, 6), np.int64)
+    al, sg, ops, ix, _work, trunc, ntrunc = _extend_range(
+        padded_query(tpads, Q), T, Q, anc1, anc2, lo1, hi1, lo2, hi2, 0, n, sub, gap_open,
+        gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass, al, sg, ops, meta,
+        ix, new_work(), np.zeros(N_RESULT, np.int64), stats, np.zeros((0, 6), np.int64))
+    return output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats, \
+        trunc[:ntrunc]
+
+
+@njit(cache=True)
+def _extend_range(seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, a0, a9, sub, gap_open,
+                  gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass, al, sg,
+                  ops, meta, ix, work, res, stats, trunc):
+    """``extend_anchors``'s loop over anchors ``a0 .. a9 - 1`` of one strand, into the
+    stores and work buffers given; returns them (grown) with the truncation reports
+    and their count.  The mask stamps count from the anchor's index, so buffers
+    reused for another strand's anchors (``extend_strands``) never hold a stamp of
+    the current one."""
     ntrunc = 0
-    work = new_work()
-    res = np.zeros(N_RESULT, np.int64)
-    seqs = padded_query(tpads, Q)
-    for k in range(n):
+    for k in range(a0, a9):
         stats[ST_ANCHORS] += 1
         work = extend_pair(seqs, T, Q, anc1[k], anc2[k], lo1[k], hi1[k], lo2[k], hi2[k],
                            sub, gap_open, gap_extend, ydrop, trim, tb_cells, two_pass,
@@ -493,8 +517,7 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
             continue
         al, sg, ops, ix = accept(al, sg, ops, meta, ix, res, work[9], False)
         stats[ST_ACCEPTED] += 1
-    return output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats, \
-        trunc[:ntrunc]
+    return al, sg, ops, ix, work, trunc, ntrunc
 
 
 # one row per alignment of ``extend_strands``
@@ -522,20 +545,32 @@ def extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, sub, gap_open, gap_ex
     nenc = 0
     ntrunc = 0
     stats = np.zeros(N_STATS, np.int64)
-    none = np.zeros((0, 5), np.int64)
+    # one set of stores and work buffers serves every strand, emptied between them
+    # (made afresh per strand they cost a read as much as its extension: two dozen
+    # allocations, 40 KB cleared); the row index is sized for the busiest strand
+    nanc = anc1.shape[0]
+    most = 0
+    lo2 = np.zeros(nanc, np.int64)
+    hi2 = np.empty(nanc, np.int64)
+    for s in range(qoff.shape[0] - 1):
+        most = max(most, aoff[s + 1] - aoff[s])
+        hi2[aoff[s]:aoff[s + 1]] = qoff[s + 1] - qoff[s]
+    al, sg, ops, meta, ix = new_state(most + 1, T.shape[0])
+    work = new_work()
+    res = np.zeros(N_RESULT, np.int64)
+    trunc = np.zeros((0, 6), np.int64)
     for s in range(qoff.shape[0] - 1):
         a0 = aoff[s]
         a9 = aoff[s + 1]
         if a0 == a9:
             continue
         Qs = Q[qoff[s]:qoff[s + 1]].copy()
-        lo2 = np.zeros(a9 - a0, np.int64)
-        hi2 = np.full(a9 - a0, Qs.shape[0], np.int64)
-        order, al, ops, st, trunc = extend_anchors(
-            T, Qs, anc1[a0:a9].copy(), anc2[a0:a9].copy(), lo1[a0:a9].copy(),
-            hi1[a0:a9].copy(), lo2, hi2, sub, gap_open, gap_extend, ydrop, trim, tb_cells,
-            thresh, allbounds, none, two_pass, tpads)
-        stats += st
+        clear_state(meta, ix)
+        al, sg, ops, ix, work, trunc, nt = _extend_range(
+            padded_query(tpads, Qs), T, Qs, anc1, anc2, lo1, hi1, lo2, hi2, a0, a9, sub,
+            gap_open, gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass, al,
+            sg, ops, meta, ix, work, res, stats, trunc)
+        order = output_order(al, meta, thresh)
         rows = grow(rows, nrow + order.shape[0])
         for m in order:
             o0 = al[m, A_OPS0]
@@ -552,8 +587,8 @@ def extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, sub, gap_open, gap_ex
             for k in range(o0, o0 + no):
                 enc[nenc] = (np.uint64(ops[k, 1]) << np.uint64(4)) | np.uint64(ops[k, 0])
                 nenc += 1
-        truncs = grow(truncs, ntrunc + trunc.shape[0])
-        for k in range(trunc.shape[0]):
+        truncs = grow(truncs, ntrunc + nt)
+        for k in range(nt):
             truncs[ntrunc, 0] = s
             truncs[ntrunc, 1:] = trunc[k]
             ntrunc += 1

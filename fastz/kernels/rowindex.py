@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from .arrays import grow
 from .bounds import (
     A_END1, A_END2, A_FIRST, A_LA1, A_LA2, A_LAST, A_LS1, A_LS2, A_NEXT, A_POS1, A_POS2,
     A_PREV, A_RA1, A_RA2, A_RS1, A_RS2, DIAG, HORZ, NONE, S_B1, S_B2, S_E1, S_TYPE,
@@ -68,6 +69,15 @@ def new_index(target_len, capacity):
     info[I_W2] = w2
     return (info, np.full((nb, 5), NONE, np.int64), np.zeros(2 * (w1 + w2), np.int64),
             np.empty((max(16, 2 * capacity), 2), np.int64))
+
+
+@njit(cache=True)
+def clear_index(ix):
+    """``new_index``'s index emptied in place (its block size and count kept)."""
+    info, blk, bits, _reg = ix
+    blk[:] = NONE
+    bits[:] = 0
+    info[I_NREG] = 0
 
 
 @no_refcount
@@ -255,9 +265,7 @@ def insert(al, head_start, head_end, ix, m):
     hi = _block(info, max(p, e))
     n = info[I_NREG]
     if n + hi - lo + 1 > reg.shape[0]:
-        bigger = np.empty((2 * reg.shape[0] + hi - lo + 1, 2), np.int64)
-        bigger[:n] = reg[:n]
-        reg = bigger
+        reg = grow(reg, n + hi - lo + 1)
     for b in range(lo, hi + 1):
         reg[n, 0] = blk[b, B_REG]
         reg[n, 1] = m
@@ -368,9 +376,7 @@ def touching(al, ix, r0, r1, since, out):
             if al[k, A_END1] < r0 or al[k, A_POS1] > r1:
                 continue
             if n == out.shape[0]:
-                bigger = np.empty(2 * n + 16, np.int64)
-                bigger[:n] = out[:n]
-                out = bigger
+                out = grow(out, n + 16)
             out[n] = k
             n += 1
     return out, n

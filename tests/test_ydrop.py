@@ -189,3 +189,73 @@ def test_buffers_growing_mid_sweep_change_nothing():
     roomy = _one_sided_all_modes(t, q, 1 << 22)
     assert tiny == roomy
     assert tiny[0][4] > 100_000 and len(tiny[1]) > 3000       # a real extension
+
+
+@pytest.mark.parametrize("two_pass", [False, True])
+def test_a_batch_of_strands_extends_as_each_strand_alone(two_pass):
+    """``extend_strands`` empties one set of stores and work buffers between its strands
+    (and its mask stamps count on across them): each strand's alignments, edit runs,
+    truncations and statistics must be those of ``extend_anchors`` on it alone,
+    whatever strand came before (several alignments per strand, so that a strand
+    leaves alignments, segments and index entries behind)."""
+    from fastz.kernels.bounds import A_END1, A_END2, A_OPS0, A_OPSN, A_POS1, A_POS2, A_SCORE
+    from fastz.kernels.gapped import (X_BEG1, X_BEG2, X_END1, X_END2, X_NOPS, X_SCORE,
+                                      X_STRAND, extend_anchors, extend_strands)
+    from fastz.kernels.ydrop import pad_target
+    from fastz.records import concat_buffers
+    rng = np.random.default_rng(11)
+    t = _rand(rng, 30_000)
+    T = np.frombuffer(t, np.uint8)
+    strands, anchors = [], []
+    for s in range(14):
+        if s % 5 == 4:                         # a strand with no anchor
+            strands.append(_rand(rng, 200))
+            anchors.append([])
+            continue
+        # pieces of the target, mutated and joined: one alignment per piece
+        pieces, marks = [], []
+        for _ in range(int(rng.integers(1, 4))):
+            p = int(rng.integers(0, len(t) - 400))
+            n = int(rng.integers(120, 400))
+            marks.append((p, sum(map(len, pieces))))
+            pieces.append(mutate(rng, t[p:p + n], 0.06, 0.02) + _rand(rng, 60))
+        strands.append(b"".join(pieces))
+        anchors.append([(p + 10 + d, q + 10 + d) for p, q in marks for d in (0, 40)])
+    Q, qoff = concat_buffers([np.frombuffer(x, np.uint8) for x in strands])
+    aoff = np.cumsum([0] + [len(a) for a in anchors]).astype(np.int64)
+    flat = [a for a_s in anchors for a in a_s]
+    anc1 = np.array([a for a, _ in flat], np.int64)
+    anc2 = np.array([b for _, b in flat], np.int64)
+    lo1 = np.zeros(len(flat), np.int64)
+    hi1 = np.full(len(flat), len(t), np.int64)
+    tpads = pad_target(T)
+    args = (SUB, 400, 30, 9400, True, 1 << 40, 3000, False)
+    rows, enc, stats, truncs = extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, *args,
+                                              two_pass, tpads)
+    want_rows, want_enc, want_stats = [], [], np.zeros_like(stats)
+    for s, a_s in enumerate(anchors):
+        if not a_s:
+            continue
+        Qs = Q[qoff[s]:qoff[s + 1]].copy()
+        k = len(a_s)
+        order, al, ops, st, trunc = extend_anchors(
+            T, Qs, anc1[aoff[s]:aoff[s + 1]].copy(), anc2[aoff[s]:aoff[s + 1]].copy(),
+            lo1[:k].copy(), hi1[:k].copy(), np.zeros(k, np.int64),
+            np.full(k, len(Qs), np.int64), *args, np.zeros((0, 5), np.int64), two_pass,
+            tpads)
+        want_stats += st
+        assert trunc.shape[0] == 0
+        for m in order:
+            want_rows.append([s, al[m, A_POS1], al[m, A_END1] + 1, al[m, A_POS2],
+                              al[m, A_END2] + 1, al[m, A_SCORE]])
+            o0, no = al[m, A_OPS0], al[m, A_OPSN]
+            want_enc += [(int(ops[j, 1]) << 4) | int(ops[j, 0]) for j in range(o0, o0 + no)]
+    fields = [X_STRAND, X_BEG1, X_END1, X_BEG2, X_END2, X_SCORE]
+    assert rows[:, fields].tolist() == want_rows
+    assert rows[:, X_NOPS].sum() == len(want_enc)
+    assert enc.tolist() == want_enc
+    assert stats.tolist() == want_stats.tolist()
+    assert truncs.shape[0] == 0
+    # the strands did leave stores behind: several alignments in a strand, most pieces found
+    per_strand = np.bincount(rows[:, X_STRAND])
+    assert per_strand.max() >= 2 and len(want_rows) >= 15

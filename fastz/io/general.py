@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import struct
+from typing import Callable
 
 import numpy as np
 
@@ -253,14 +254,14 @@ class GeneralWriter(Writer):
     def line(self, qinfo: SeqInfo, v: AlnView) -> str:
         t = self.tinfo
         ctx = _Ctx(self, v, t.place(v.beg1), qinfo.place(v.beg2), t.rev, qinfo.rev, t, qinfo)
-        return "".join([before + FIELD_TEXT.get(k, _nothing)(ctx)
-                        for before, k in self.layout]) + self.line_end
+        return "".join([before + text(ctx) for before, text in self.layout]) + self.line_end
 
 
-def _layout(fields: str) -> tuple[tuple[tuple[str, str], ...], str]:
-    """((text before, field code) per printed field, the line's last text): LASTZ's
-    tab rules (print_genpaf_align: none at a line's start or after a marker, a CR
-    field a line break, the marker field "~"), worked out once per format."""
+def _layout(fields: str) -> tuple[tuple[tuple[str, Callable], ...], str]:
+    """((text before, the field's ``FIELD_TEXT`` function) per printed field, the
+    line's last text): LASTZ's tab rules (print_genpaf_align: none at a line's start
+    or after a marker, a CR field a line break, the marker field "~"), worked out once
+    per format."""
     items = []
     pending = ""
     tab = "#"
@@ -276,7 +277,7 @@ def _layout(fields: str) -> tuple[tuple[tuple[str, str], ...], str]:
             pending += "~"
             tab = "\0"
         else:
-            items.append((pending, k))
+            items.append((pending, FIELD_TEXT.get(k, _nothing)))
             pending = ""
     return tuple(items), pending + "\n"
 

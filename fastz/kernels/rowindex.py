@@ -376,7 +376,7 @@ def touching(al, ix, r0, r1, since, out):
             if al[k, A_END1] < r0 or al[k, A_POS1] > r1:
                 continue
             if n == out.shape[0]:
-                out = grow(out, n + 16)
+                out = grow(out, n + 1)
             out[n] = k
             n += 1
     return out, n

@@ -423,6 +423,49 @@ class Options:
         from .lastz_words import check_format
         check_format(self.format, self.format_fields)
 
+    def _check_inference(self) -> None:
+        """LASTZ's checks of --infer/--inferonly, in its order."""
+        x, g = self.extra, self.given
+        if "inferonly" in x:
+            for clash, on in (("--rawhits", x.get("rawhits")), ("--masking", self.masking > 0),
+                              ("--census", "census" in x),
+                              (f"--format={lastz_format_name(self.format)}",
+                               self.format != "lav"),
+                              ("--inner", self.inner > 0),
+                              ("--segments", self.segments_file is not None)):
+                if on:
+                    raise OptionsError(f"{clash} can't be used with --inferonly")
+        if self.self_compare:
+            raise OptionsError("--self can't be used with --infer")
+        for key, message in (("tableonly", "--infer and --tableonly are not compatible"),
+                             ("anyornone", "can't use --anyornone with --infer[only]"),
+                             ("queryhsplimit", "can't use --anyornone or --queryhsplimit "
+                                               "with --infer[only]"),
+                             ("chores", "can't use --chores with --infer[only]")):
+            if key in x:
+                raise OptionsError(message)
+        if not self.double_scores:
+            raise OptionsError("scoring inference can't be performed with integer arithmetic;"
+                               "  use lastz_D (fastz_D)")
+        for clash, on in (("--segments", self.segments_file is not None),
+                          ("--scores", self.scores_file is not None),
+                          ("--match (or --unitscores)", self.match_reward is not None),
+                          ("--gap (or O=)", "gap_open" in g),
+                          ("--gap (or E=)", "gap_extend" in g),
+                          ("special substitution scores", bool(self.special_subs))):
+            if on:
+                raise OptionsError(f"can't use --infer[only] and {clash} together"
+                                   if clash != "--segments" else
+                                   "--segments can't be used with --infer[only]")
+        if "inferonly" not in x:
+            # (lastz_D then aligns with the inferred scores, which have fractions: the
+            # gapped extension would need fractional scores)
+            raise OptionsError("not yet supported by fastz_D: --infer (aligning with the "
+                               "fractional inferred scores); --inferonly writes them")
+        if self.hspthresh_top is not None:
+            raise OptionsError("not yet supported by fastz_D: --inferonly with an adaptive "
+                               "--hspthresh")
+
     def _check_rare(self) -> None:
         """LASTZ's checks on rarely used options (most of which fastz then refuses)."""
         x = self.extra
@@ -439,10 +482,7 @@ class Options:
         if x.get("rawhits") and self.gfextend:
             raise OptionsError("--rawhits can't be used with --gfextend")
         if any(k in x for k in ("infer", "inferonly", "infscores")):
-            if self.double_scores:
-                raise OptionsError("not yet supported by fastz_D: --infer, --inferonly")
-            raise OptionsError("scoring inference can't be performed with integer arithmetic;"
-                               "  use lastz_D (fastz_D)")
+            self._check_inference()
         if "ball" in x:
             raise OptionsError("--ball can't be used with DNA target and query")
         if "anyornone" in x or "limitperquery" in x:

@@ -51,3 +51,34 @@ def identity_counts_all(ops, ops_start, beg1, beg2, t, q, bits):
         m[k], d[k] = identity_counts(ops[ops_start[k]:ops_start[k + 1]], beg1[k], beg2[k],
                                      t, q, bits)
     return m, d
+
+
+#: LASTZ ``numIdentityBins``: identities are binned in thousandths
+IDENTITY_BINS = 1000
+
+
+@njit(cache=True, nogil=True)
+def binned_substitutions(pos1, pos2, length, t, q, bits, subs, coverage):
+    """Scoring inference's statistics of gap-free segments (LASTZ ``infer_scores.c``
+    ``gather_stats_from_match``): segment k's ACGT pairs, counted by (target base,
+    query base), are added to ``subs[b]`` (int64[IDENTITY_BINS + 1, 4, 4]) and their
+    number to ``coverage[b]``, where ``b`` is the segment's identity in thousandths,
+    rounded half up (LASTZ ``identity_bin``).  ``bits`` as ``identity_counts``."""
+    counts = np.zeros((4, 4), np.int64)
+    for k in range(pos1.shape[0]):
+        counts[:, :] = 0
+        d = 0
+        m = 0
+        for x in range(length[k]):
+            b1 = bits[t[pos1[k] + x]]
+            b2 = bits[q[pos2[k] + x]]
+            if b1 >= 0 and b2 >= 0:
+                counts[b1, b2] += 1
+                d += 1
+                if b1 == b2:
+                    m += 1
+        if d == 0:              # (no ACGT pair: no positive score, so never an HSP)
+            continue
+        b = (2 * m * IDENTITY_BINS + d) // (2 * d)
+        subs[b] += counts
+        coverage[b] += d

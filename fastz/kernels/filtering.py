@@ -364,14 +364,43 @@ def double_hsp_scores(t, q, pos1, pos2, length, table, ent_lo, ent_hi):
     """lastz_D's HSP scores: each segment's score, times its entropy factor when the
     score is in ``[ent_lo, ent_hi]``, kept as a double (``xdrop_hsp`` truncates the
     product to an integer, as lastz does)."""
-    out = np.empty(pos1.shape[0], np.float64)
+    raw = score_segments(t, q, pos1, pos2, length, table).astype(np.float64)
+    return entropy_adjusted(t, q, pos1, pos2, length, raw, ent_lo, ent_hi)
+
+
+@njit(cache=True)
+def entropy_adjusted(t, q, pos1, pos2, length, raw, ent_lo, ent_hi):
+    """lastz_D's entropy adjustment of segment scores ``raw`` (float64): a score in
+    ``[ent_lo, ent_hi]`` times its segment's entropy factor, the product kept whole."""
+    out = raw.copy()
     for k in range(pos1.shape[0]):
-        raw = _segment_score(t, q, pos1[k], pos2[k], length[k], table)
-        s = float(raw)
-        if raw >= ent_lo and raw <= ent_hi:
-            s *= _entropy(t, q, pos1[k], pos2[k], length[k])
-        out[k] = s
+        s = raw[k]
+        if s >= ent_lo and s <= ent_hi:
+            out[k] = s * _entropy(t, q, pos1[k], pos2[k], length[k])
     return out
+
+
+@njit(cache=True, nogil=True)
+def search_strand_double(dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips,
+                         resolve_off, trans, t, q, qcodes, len1, len2, table, xdrop,
+                         diag_end):
+    """``search_strand`` with lastz_D's fractional scores (scoring inference): ``table``
+    and ``xdrop`` are float64, and every x-drop extension is returned as a float64 row
+    (pos1, pos2, length, score), its score the double sum lastz_D forms (best left plus
+    best right), neither entropy-adjusted nor held to a threshold (``entropy_adjusted``
+    and the caller do both, as lastz_D does next).  The integer kernels are untouched:
+    numba compiles the shared per-hit code again for the float table."""
+    out = np.empty((1024, 4), np.float64)
+    n = 0
+    i = seed_len - 1
+    while i < len2:
+        hits, bounds, i = enumerate_hits(dir_, low, pos, low_bits, seed_len, care_off,
+                                         care_bits, flips, resolve_off, trans, t, q, qcodes,
+                                         len2, 0, i, len2, 1, BLOCK_HITS)
+        out, n, raw, stopped = process_hits(hits, 0, hits.shape[0], t, q, len1, len2,
+                                            seed_len, table, xdrop, -np.inf, 1.0, 0.0,
+                                            MODE_XDROP, diag_end, -1, out, n)
+    return out[:n]
 
 
 @njit(cache=True)

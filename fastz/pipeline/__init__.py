@@ -841,6 +841,9 @@ def run(opts: Options) -> int:
     from ..io.formats import write_trailer
     from ..io.output import output_stream
 
+    if "inferonly" in (opts.extra or {}):
+        from .infer import run_inference                # fastz_D --inferonly
+        return run_inference(opts)
     # the output first: an unwritable --output fails before any work is done; it is
     # a temporary file until the run succeeds (fastz.io.output, docs/hardening.md)
     with output_stream(opts.output) as out:

@@ -1,0 +1,565 @@
+"""Scoring inference: fastz_D's ``--inferonly`` (LASTZ ``infer_scores.c``, lastz_D).
+
+LASTZ infers log-odds substitution scores from the sequences themselves.  Starting
+from unit scores (+1/-1, times ``inference_scale``), it aligns target and query
+gap-free, counts the base pairs of the HSPs (optionally only those of HSPs in a middle
+range of identity), turns the counts into log-odds scores scaled so that the best is
+``inference_scale``, and aligns again with those, until the scores come back to a set
+seen before (within 1e-6) or ``max_sub_iterations`` runs are done.  Gap penalties are
+not inferred (LASTZ blocks it); they are written relative to the worst substitution.
+The result is a scoring file, on stdout or in ``--infscores=FILE``: what users then
+align with (``--scores=FILE``).
+
+The file is lastz_D's byte for byte because every step repeats lastz_D's double
+arithmetic in its order:
+
+* the gap-free search runs with the fractional scores (float64 table and x-drop,
+  ``kernels.filtering.search_strand_double``), each HSP's score being the double sum
+  lastz_D forms, then entropy-adjusted and held to the threshold as lastz_D does
+  (``entropy_adjusted``);
+* the search's masked table is LASTZ's: built once from the scaled unit scores, and
+  only its upper-case ACGT entries replaced by each round's scores (``repair_scores``);
+* the percentile cut compares C ``float`` products, as LASTZ's does;
+* logarithms come from the C library (``math.log``), as LASTZ's.
+
+``--infer`` (aligning with the inferred, fractional scores afterwards) needs
+fractional scores in the gapped extension and stays refused.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..errors import InputError, OptionsError
+from ..kernels import filtering as kfilt
+from ..kernels import seeding as kseed
+from ..kernels.alnstats import IDENTITY_BINS, binned_substitutions
+from ..options import Options
+from ..records import strand_length
+from ..scoring import string_to_double, string_to_int, string_to_score
+
+#: LASTZ's ratio kinds for a control-file setting (``ratioNone``, ...)
+AS_GIVEN, TIMES_BEST, TIMES_WORST = "none", "max", "min"
+#: lastz_D's ``worstPossibleScore`` (-FLT_MAX) and ``veryBadScore``
+WORST_POSSIBLE = -3.4028234663852886e38
+VERY_BAD = -((0.9 * WORST_POSSIBLE - WORST_POSSIBLE) / 2)
+#: LASTZ's unit scores: match, mismatch, X, fill, gap open and extend (400/123, 30/123)
+UNIT_MATCH, UNIT_MISMATCH, UNIT_X, UNIT_FILL = 1.0, -1.0, -10.0, -1.0
+UNIT_OPEN, UNIT_EXTEND = 3.25, 0.24375
+#: LASTZ ``maxSubIterations``, ``subCloseEnough`` (lastz_D)
+MAX_SUB_ITERATIONS = 30
+CLOSE_ENOUGH = 0.000001
+#: bases in LASTZ's bit order, and each one's complement's bits
+NUCS = "ACGT"
+COMPLEMENT = (3, 2, 1, 0)
+#: where lastz_D stops reading a control file line (``fgets`` into 201 bytes)
+LINE_MAX = 200
+
+
+@dataclass
+class Control:
+    """The inference control file's settings (LASTZ ``read_control_file``), with
+    LASTZ's defaults."""
+
+    scale: float = 100.0            # inference_scale (0: none)
+    write_int: bool = True          # written as integers
+    hsp: float | None = None        # hsp_threshold (None: the run's --hspthresh)
+    hsp_kind: str = AS_GIVEN
+    gapped_top: str | None = None   # an adaptive gapped_threshold (lastz_D refuses it)
+    gap_open: float = WORST_POSSIBLE        # (WORST_POSSIBLE: not given)
+    gap_open_kind: str = AS_GIVEN
+    gap_extend: float = WORST_POSSIBLE
+    gap_extend_kind: str = AS_GIVEN
+    entropy: bool | None = None
+    sub_iterations: int = MAX_SUB_ITERATIONS
+    gap_iterations: int = 0
+    step: int | None = None
+    percentile: bool = False        # min/max_identity given as percentiles
+    min_identity: float | None = None   # percent
+    max_identity: float | None = None
+    min_coverage: float | None = None
+    max_coverage: float | None = None
+    min_continuity: float | None = None
+    max_continuity: float | None = None
+    min_match: int | None = None
+    min_match_pct: float | None = None
+    max_mismatch: int | None = None
+    max_gaps: int | None = None
+    max_gap_columns: int | None = None
+
+
+def read_control(path: str, ctl: Control) -> Control:
+    """``ctl`` updated by the control file at ``path``, line by line as LASTZ reads it
+    (a setting that refers to ``inference_scale`` uses the scale set so far)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as exc:
+        raise InputError(f'fopen_or_die failed to open "{path}" for "rt"'
+                         f" ({exc.strerror or exc})") from None
+    text = raw.decode("latin-1")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    pct_mode = None                 # min/max_identity: as percentiles or not (-1 in C)
+    have = set()
+    for num, line in enumerate(lines, 1):
+        if len(line) >= LINE_MAX and num < len(lines):
+            raise InputError(f"line is too long ({path}: line {num})")
+        line = line.split("#", 1)[0].strip(" \t\r\v\f")
+        if not line:
+            continue
+        if "=" not in line:
+            raise InputError(f"invalid line ({path}: line {num}) {line}")
+        name, val = (s.strip(" \t\r\v\f") for s in line.split("=", 1))
+        if not val:
+            raise InputError(f"empty value in assignment ({path}: line {num}) {name}=")
+        where = f"({path}: line {num})"
+        if name == "inference_scale":
+            if val == "none":
+                ctl.scale, ctl.write_int = 0.0, False
+            else:
+                ctl.scale = float(string_to_score(val))
+                ctl.write_int = _plain_int(val)
+        elif name in ("hsp_threshold", "gapped_threshold"):
+            _threshold(ctl, name, val)
+        elif name in ("gap_open_penalty", "gap_extend_penalty"):
+            _gap(ctl, name, val)
+        elif name == "entropy":
+            if val not in ("on", "off"):
+                raise InputError(f"invalid on/off in assignment {where} {name}={val}")
+            ctl.entropy = val == "on"
+        elif name == "max_sub_iterations":
+            ctl.sub_iterations = string_to_int(val)
+        elif name == "max_gap_iterations":
+            ctl.gap_iterations = string_to_int(val)
+        elif name == "step":
+            step = string_to_int(val)
+            if step <= 0:
+                raise InputError(f"invalid value for step {where} {name}={val}")
+            ctl.step = step
+        elif name in ("min_identity", "max_identity"):
+            pct = val.endswith("%")
+            if pct_mode is not None and pct != pct_mode:
+                raise InputError("assignment of identity percentile mismatches earlier "
+                                 f"setting {where} {name}=")
+            if pct_mode is None:
+                pct_mode = ctl.percentile = pct
+            v = string_to_double(val[:-1] if pct else val)
+            mine, other = (("min_identity", "max_identity") if name == "min_identity"
+                           else ("max_identity", "min_identity"))
+            setattr(ctl, mine, v)
+            have.add(mine)
+            if other not in have:
+                setattr(ctl, other, 100.0 if other == "max_identity" else 0.0)
+        elif name in ("min_coverage", "max_coverage", "min_continuity", "max_continuity"):
+            kind = name[4:]
+            setattr(ctl, name, string_to_double(val))
+            have.add(name)
+            for other, edge in ((f"min_{kind}", 0.0), (f"max_{kind}", 100.0)):
+                if other not in have:
+                    setattr(ctl, other, edge)
+        elif name in ("max_gap_count", "max_ngap"):
+            ctl.max_gaps = string_to_int(val)
+        elif name in ("max_gap_column_count", "max_cgap"):
+            ctl.max_gap_columns = string_to_int(val)
+        elif name in ("min_match_count", "min_nmatch"):
+            if val.endswith("%"):
+                ctl.min_match_pct, ctl.min_match = string_to_double(val[:-1]), None
+            else:
+                ctl.min_match, ctl.min_match_pct = string_to_int(val), None
+        elif name in ("max_mismatch_count", "max_nmismatch"):
+            ctl.max_mismatch = string_to_int(val)
+        else:
+            raise InputError(f"invalid name in assignment {where} {name}={val}")
+    return ctl
+
+
+def _plain_int(text: str) -> bool:
+    """C's ``sscanf(text, "%d%c", ...) == 1``: an integer with nothing after it."""
+    body = text.lstrip(" \t\n\r\v\f")
+    if body[:1] in "+-":
+        body = body[1:]
+    return body.isdigit() and body.isascii()
+
+
+def _ratio_value(ctl: Control, val: str) -> tuple[float, str]:
+    """A threshold's or penalty's (value, ratio kind) as LASTZ parses it."""
+    for suffix, kind in (("*inference_scale", TIMES_BEST), ("*worst_substitution", TIMES_WORST)):
+        if val.endswith(suffix):
+            v = string_to_double(val[:-len(suffix)])
+            if kind == TIMES_BEST and ctl.scale > 0:
+                return v * ctl.scale, AS_GIVEN
+            return v, kind
+    return float(string_to_score(val)), AS_GIVEN
+
+
+def _threshold(ctl: Control, name: str, val: str) -> None:
+    hsp = name == "hsp_threshold"
+    if val.startswith("top"):
+        if hsp:
+            raise OptionsError("not yet supported by fastz_D: an adaptive hsp_threshold "
+                               "in the inference control file")
+        ctl.gapped_top = val
+    elif not hsp and val == "hsp_threshold":
+        ctl.gapped_top = None
+    elif hsp:
+        ctl.hsp, ctl.hsp_kind = _ratio_value(ctl, val)
+    else:
+        ctl.gapped_top = None
+        _ratio_value(ctl, val)          # (the gapped threshold is not used: no gaps)
+
+
+def _gap(ctl: Control, name: str, val: str) -> None:
+    if name == "gap_open_penalty":
+        ctl.gap_open, ctl.gap_open_kind = _ratio_value(ctl, val)
+    elif val.endswith("*gap_open_penalty"):
+        ctl.gap_extend = string_to_double(val[:-len("*gap_open_penalty")]) * ctl.gap_open
+        ctl.gap_extend_kind = ctl.gap_open_kind
+    else:
+        ctl.gap_extend, ctl.gap_extend_kind = _ratio_value(ctl, val)
+
+
+# --- The scoring sets ------------------------------------------------------------------
+
+
+def unit_tables(scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """(scoring, masked): LASTZ's unit scoring set times ``scale`` (``new_dna_score_set``,
+    ``scale_score_set``) and its masked copy (``masked_score_set``), as float64[256, 256]."""
+    s = np.full((256, 256), UNIT_FILL)
+    s[0, :] = VERY_BAD
+    s[:, 0] = VERY_BAD
+    xs = [ord("X"), ord("x")]
+    s[xs, :] = UNIT_X
+    s[:, xs] = UNIT_X
+    for r, a in enumerate(NUCS):
+        for c, b in enumerate(NUCS):
+            v = UNIT_MATCH if r == c else UNIT_MISMATCH
+            for ra in (a, a.lower()):
+                for cb in (b, b.lower()):
+                    s[ord(ra), ord(cb)] = v
+    if scale > 0 and scale != 1:
+        s *= scale
+    masked = s.copy()
+    bad = s[ord("A"), ord("X")]
+    for ch in "acgtNnX":                        # (row and column 0 keep theirs)
+        masked[ord(ch), 1:] = bad
+        masked[1:, ord(ch)] = bad
+    return s, masked
+
+
+def _sub4(table: np.ndarray) -> np.ndarray:
+    """The upper-case ACGT block of a 256x256 table, in bit order."""
+    idx = [ord(c) for c in NUCS]
+    return table[np.ix_(idx, idx)].copy()
+
+
+def log_odds(counts: np.ndarray, scale: float) -> np.ndarray:
+    """LASTZ ``infer_substitution_scores`` (pOpen 0): the scaled log-odds scores of the
+    4x4 pair counts, symmetric under strand and species exchange."""
+    m = [[0] * 4 for _ in range(4)]
+    n1 = [0] * 4
+    n2 = [0] * 4
+    for x in range(4):
+        for y in range(4):
+            n = int(counts[x, y])
+            for xx, yy in ((x, y), (COMPLEMENT[x], COMPLEMENT[y]), (y, x),
+                           (COMPLEMENT[y], COMPLEMENT[x])):
+                m[xx][yy] += n
+                n1[xx] += n
+                n2[yy] += n
+    npairs = float(sum(n1))
+    for x in range(4):
+        if n1[x] == 0 or n2[x] == 0:
+            raise InputError("internal error in infer_substitution_scores: "
+                             f"n1[{NUCS[x]}] or n2[{NUCS[x]}] is zero")
+    q1 = [n / npairs for n in n1]
+    q2 = [n / npairs for n in n2]
+    over_log2 = 1 / math.log(2.0)
+    s = [[0.0] * 4 for _ in range(4)]
+    for x in range(4):
+        for y in range(4):
+            p = m[x][y] / npairs
+            if p == 0:
+                raise InputError("internal error in infer_substitution_scores: "
+                                 f"s[{NUCS[x]}][{NUCS[y]}] = -infinity")
+            s[x][y] = math.log(p / (q1[x] * q2[y])) * over_log2
+    scale_by = 1.0
+    if scale > 0:
+        best = s[0][0]
+        for row in s:
+            for v in row:
+                if v > best:
+                    best = v
+        scale_by = float(scale) / best
+    return np.array([[scale_by * v for v in row] for row in s])
+
+
+def percentile_cut(subs: np.ndarray, coverage: np.ndarray, lo: float, hi: float) -> None:
+    """LASTZ ``filter_stats_by_percentile``, in place: the identity bins holding the
+    lowest ``lo`` and highest ``1 - hi`` fractions of the aligned pairs are emptied
+    (always at least the top and the bottom bin), with LASTZ's C float arithmetic."""
+    used = np.flatnonzero(coverage)
+    low_bin = int(used[0]) if used.size else IDENTITY_BINS
+    total = int(coverage.sum())
+    cov_lo = int(float(np.float32(total) * np.float32(lo)) + 0.5)
+    cov_hi = int(float(np.float32(total) * np.float32(hi)) + 0.5)
+    left = total
+    for b in used[::-1].tolist():
+        left -= int(coverage[b])
+        subs[b] = 0
+        coverage[b] = 0
+        if left <= cov_hi:
+            break
+    seen = 0
+    for b in range(low_bin, IDENTITY_BINS + 1):
+        c = int(coverage[b])
+        if c == 0:
+            continue
+        subs[b] = 0
+        coverage[b] = 0
+        seen += c
+        if seen >= cov_lo:
+            break
+    if not coverage.any():
+        raise InputError("internal error in filter_stats_by_percentile: no alignments "
+                         "remain after filtering")
+
+
+def round_score(v: float) -> int:
+    """LASTZ ``round_score``: half away from zero."""
+    return int(v + .5) if v >= 0 else int(v - .5)
+
+
+def scores_text(sub4: np.ndarray, gap_open: float, gap_extend: float, as_ints: bool) -> str:
+    """LASTZ ``write_score_set`` (with gap scores) of an inferred DNA scoring set."""
+    def fmt(v: float) -> str:
+        return str(round_score(v)) if as_ints else f"{v:.6f}"
+
+    worst = 0.0
+    for v in sub4.ravel().tolist():
+        if v < worst:
+            worst = v
+    out = ['# (a LASTZ scoring set, created by "LASTZ --infer")', "",
+           f"{'bad_score':<18} = X:{fmt(10 * worst)} # used for sub[X][*] and sub[*][X]",
+           f"{'fill_score':<18} = {fmt(worst)}    # used when sub[*][*] not otherwise defined",
+           f"{'gap_open_penalty':<18} = {fmt(gap_open)}",
+           f"{'gap_extend_penalty':<18} = {fmt(gap_extend)}", ""]
+    w = max([3] + [len(fmt(v)) + 1 for v in sub4.ravel().tolist()])
+    out.append(" " + "".join(f" {c:>{w}}" for c in NUCS))
+    for r, a in enumerate(NUCS):
+        out.append(a + "".join(f" {fmt(v):>{w}}" for v in sub4[r].tolist()))
+    return "\n".join(out) + "\n"
+
+
+# --- The run ---------------------------------------------------------------------------
+
+
+def check_control(ctl: Control, opts: Options) -> None:
+    """lastz_D's refusals at the start of the inference (``drive_scoring_inference``),
+    and what fastz_D does not reproduce."""
+    top = ctl.gapped_top or opts.gappedthresh_top
+    if top:
+        raise OptionsError(f"drive_scoring_inference can't handle score threshold {top}")
+    if ((ctl.min_coverage or 0) > 0 or (ctl.max_coverage is not None and ctl.max_coverage < 100)
+            or opts.coverage_min is not None or opts.coverage_max is not None):
+        raise OptionsError("drive_scoring_inference can't handle query coverage filtering")
+    if ctl.gap_iterations > 0:
+        raise OptionsError("Gap scoring inference has not been shown to produce useful "
+                           "results and is currently blocked.  To unblock gap scoring "
+                           "inference, contact the author.")
+    from .filtering import hit_processor
+    if not opts.gfextend or hit_processor(opts) is not None:
+        raise OptionsError("not yet supported by fastz_D: --inferonly with a seed-hit "
+                           "processor other than the x-drop extension (--filter, --twins, "
+                           "--recoverseeds, --exact, --mismatch, --nogfextend)")
+    extra = opts.extra or {}
+    for on, what in ((opts.stats is not None, "--stats"),
+                     ("queryhspbest" in extra, "--queryhspbest"),
+                     (ctl.min_match_pct is not None or (ctl.min_match is None
+                                                        and opts.filter_nmatch_pct is not None),
+                      "a percentage match-count filter")):
+        if on:
+            raise OptionsError(f"not yet supported by fastz_D: --inferonly with {what}")
+
+
+class Filters:
+    """The back-end filters of the inference's rounds: the run's, where the control file
+    does not set them, and no identity filter where it gives percentiles.
+
+    Any of them set changes more than what is kept: LASTZ then collects each strand's
+    HSPs to filter them when the strand is finished (``set_up_hit_processor``), where
+    otherwise it counts them as they are found, and its inference loop never finishes
+    the minus strand of a query searched on both (``align_for_stats`` continues past it):
+    only plus-strand HSPs are counted then."""
+
+    def __init__(self, ctl: Control, opts: Options):
+        ident = (opts.identity_min, opts.identity_max)
+        if ctl.min_identity is not None:
+            ident = (None, None) if ctl.percentile else (ctl.min_identity, ctl.max_identity)
+        cont = (opts.continuity_min, opts.continuity_max)
+        if ctl.min_continuity is not None:
+            cont = (ctl.min_continuity, ctl.max_continuity)
+        nmatch = opts.filter_nmatch if ctl.min_match is None else ctl.min_match
+        nmis = opts.filter_nmismatch if ctl.max_mismatch is None else ctl.max_mismatch
+        ngap = opts.filter_ngap if ctl.max_gaps is None else ctl.max_gaps
+        cgap = opts.filter_cgap if ctl.max_gap_columns is None else ctl.max_gap_columns
+        # (LASTZ's test: a float fraction above 0 or below 1, a count of 0 or more)
+        self.any = (_below(ident[0], 0, False) or _below(ident[1], 100, True)
+                    or _below(cont[0], 0, False) or _below(cont[1], 100, True)
+                    or (nmatch or 0) > 0
+                    or any(v is not None and v >= 0 for v in (nmis, ngap, cgap)))
+        self.opts = replace(opts, identity_min=ident[0], identity_max=ident[1],
+                            filter_nmatch=nmatch or None, filter_nmatch_pct=None,
+                            filter_nmismatch=nmis if nmis is not None and nmis >= 0 else None,
+                            coverage_min=None, coverage_max=None)
+
+
+def _below(percent: float | None, edge: float, lower: bool) -> bool:
+    """LASTZ's ``minIdentity > 0`` (``lower`` False: the value above ``edge``) or
+    ``maxIdentity < 1`` (``lower``), on the C float fraction of ``percent``."""
+    if percent is None:
+        return False
+    v, e = np.float32(percent / 100), np.float32(edge / 100)
+    return bool(v < e) if lower else bool(v > e)
+
+
+class Inference:
+    """The target, its seed index and the query strands, searched once a round."""
+
+    def __init__(self, opts: Options, ctl: Control):
+        from ..io.sequences import iter_queries, load_target, reverse_complement_sequence
+        from .parallel import resolve_workers
+        from .seeding import build_index
+        self.opts = opts
+        self.target = load_target(opts.target, opts)
+        step = ctl.step if ctl.step is not None else opts.step
+        self.index = build_index(self.target.chars, opts.seed, step, word=opts.word,
+                                 max_word_count=(opts.extra or {}).get("maxwordcount"),
+                                 threads=resolve_workers(opts.workers))
+        self.filters = Filters(ctl, opts)
+        self.strands = []               # (query strand buffer, counted when filtering)
+        for seq in iter_queries(opts.query, opts):
+            if opts.strand in ("both", "plus"):
+                self.strands.append((seq, True))
+            if opts.strand in ("both", "minus"):
+                self.strands.append((reverse_complement_sequence(seq),
+                                     opts.strand == "minus"))
+        spec = self.index.spec
+        self.trans = 0 if spec.halfweight else int(opts.transition)
+        self.entropy = opts.entropy if ctl.entropy is None else ctl.entropy
+
+    def counted(self):
+        """The query strands whose HSPs one round counts (see ``Filters``)."""
+        return [q for q, finished in self.strands if finished or not self.filters.any]
+
+    def hsps(self, query, masked: np.ndarray, xdrop: float, thresh: float):
+        """(pos1, pos2, length) of one query strand's HSPs under the round's scores."""
+        from ..records import HSP_DOUBLE_DTYPE, Alignments
+        from .backend_filters import filter_alignments
+        spec = self.index.spec
+        t = self.target.chars
+        q = query.chars
+        len1, len2 = strand_length(t), strand_length(q)
+        if len2 < spec.length:
+            rows = np.zeros((0, 4))
+        else:
+            rows = kfilt.search_strand_double(
+                self.index.dir_, self.index.low, self.index.pos, self.index.low_bits,
+                spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
+                self.trans, t, q, kseed.char_codes(q), len1, len2, masked, float(xdrop),
+                kfilt.diag_hash(len2))
+        pos1 = rows[:, 0].astype(np.int64)
+        pos2 = rows[:, 1].astype(np.int64)
+        length = rows[:, 2].astype(np.int64)
+        score = np.ascontiguousarray(rows[:, 3])
+        if self.entropy:
+            score = kfilt.entropy_adjusted(t, q, pos1, pos2, length, score,
+                                           max(0.0, thresh), 3 * thresh)
+        keep = score >= thresh
+        pos1, pos2, length = pos1[keep], pos2[keep], length[keep]
+        if self.filters.any:
+            h = np.empty(pos1.shape[0], HSP_DOUBLE_DTYPE)
+            h["pos1"], h["pos2"], h["length"], h["score"] = pos1, pos2, length, score[keep]
+            alns = filter_alignments(Alignments.from_hsps(h), self.target, query,
+                                     self.filters.opts)
+            pos1, pos2, length = alns.beg1, alns.beg2, alns.end1 - alns.beg1
+        return pos1, pos2, length
+
+
+def infer_scores(opts: Options, ctl: Control) -> tuple[np.ndarray, float, float]:
+    """LASTZ ``drive_scoring_inference`` with gap iterations off: (the inferred 4x4
+    substitution scores, gap open, gap extend)."""
+    from .filtering import NUC_BITS
+    check_control(ctl, opts)
+    run = Inference(opts, ctl)
+    scoring, masked = unit_tables(ctl.scale)
+    sub4 = _sub4(scoring)
+    gap_open, open_kind = ctl.gap_open, ctl.gap_open_kind
+    gap_extend, extend_kind = ctl.gap_extend, ctl.gap_extend_kind
+    if gap_open == WORST_POSSIBLE:
+        gap_open, open_kind = UNIT_OPEN, TIMES_WORST
+    if gap_extend == WORST_POSSIBLE:
+        gap_extend, extend_kind = UNIT_EXTEND, TIMES_WORST
+    best, worst = float(sub4.max()), float(sub4.min())
+    hsp_ratio = float(ctl.hsp if ctl.hsp is not None else opts.hspthresh)
+    if ctl.hsp_kind == AS_GIVEN:
+        hsp_ratio *= 1.0 / best
+    elif ctl.hsp_kind == TIMES_WORST:
+        hsp_ratio *= (-worst) / best
+    past = [(sub4[0, 0], sub4[3, 3], sub4[0, 1], sub4[0, 2], sub4[0, 3], sub4[1, 2])]
+    acgt = [ord(c) for c in NUCS]
+    for _ in range(max(0, min(ctl.sub_iterations, MAX_SUB_ITERATIONS))):
+        best = float(sub4.max())
+        thresh, xdrop = hsp_ratio * best, 10 * best
+        subs = np.zeros((IDENTITY_BINS + 1, 4, 4), np.int64)
+        coverage = np.zeros(IDENTITY_BINS + 1, np.int64)
+        for query in run.counted():
+            pos1, pos2, length = run.hsps(query, masked, xdrop, thresh)
+            binned_substitutions(pos1, pos2, length, run.target.chars, query.chars,
+                                 NUC_BITS, subs, coverage)
+        if ctl.percentile:
+            percentile_cut(subs, coverage, _c_float(ctl.min_identity),
+                           _c_float(ctl.max_identity))
+        sub4 = log_odds(subs.sum(axis=0), ctl.scale)
+        now = (sub4[0, 0], sub4[1, 1], sub4[0, 1], sub4[0, 2], sub4[0, 3], sub4[1, 2])
+        done = any(all(-CLOSE_ENOUGH <= u - v <= CLOSE_ENOUGH for u, v in zip(now, old))
+                   for old in past)
+        past.append(now)
+        masked[np.ix_(acgt, acgt)] = sub4           # (LASTZ repair_scores)
+        if done:
+            break
+    best, worst = float(sub4.max()), float(sub4.min())
+    ratios = {AS_GIVEN: 1.0 / best, TIMES_WORST: (-worst) / best, TIMES_BEST: 1.0}
+    return (sub4, gap_open * ratios[open_kind] * best,
+            gap_extend * ratios[extend_kind] * best)
+
+
+def _c_float(percent: float) -> float:
+    """A control file's identity (percent) as LASTZ keeps it: a C float fraction."""
+    return float(np.float32(percent / 100))
+
+
+def run_inference(opts: Options) -> int:
+    """``fastz_D --inferonly``: write the inferred scoring file; returns the exit code."""
+    from ..io.output import output_stream
+    from ..scoring import scoreset_from_options
+    extra = opts.extra or {}
+    ctl = Control()
+    path = extra.get("inferonly")
+    if isinstance(path, str):
+        read_control(path, ctl)
+    dest = extra.get("infscores")
+    if isinstance(dest, str) and "%s" in dest:
+        raise OptionsError("not yet supported by fastz_D: --infscores with %s in the file "
+                           "name (every round's scores)")
+    with output_stream(opts.output):            # (LASTZ creates it, and writes nothing)
+        opts = opts.resolved(scoreset_from_options(opts))
+        opts.validate()
+        sub4, gap_open, gap_extend = infer_scores(opts, ctl)
+        text = scores_text(sub4, gap_open, gap_extend, ctl.write_int)
+        with output_stream(dest if isinstance(dest, str) else None) as out:
+            out.write(text)
+    return 0

@@ -383,13 +383,15 @@ def entropy_adjusted(t, q, pos1, pos2, length, raw, ent_lo, ent_hi):
 @njit(cache=True, nogil=True)
 def search_strand_double(dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips,
                          resolve_off, trans, t, q, qcodes, len1, len2, table, xdrop,
-                         diag_end):
-    """``search_strand`` with lastz_D's fractional scores (scoring inference): ``table``
-    and ``xdrop`` are float64, and every x-drop extension is returned as a float64 row
-    (pos1, pos2, length, score), its score the double sum lastz_D forms (best left plus
-    best right), neither entropy-adjusted nor held to a threshold (``entropy_adjusted``
-    and the caller do both, as lastz_D does next).  The integer kernels are untouched:
-    numba compiles the shared per-hit code again for the float table."""
+                         hspthresh, diag_end):
+    """``search_strand`` with lastz_D's fractional scores (scoring inference): ``table``,
+    ``xdrop`` and ``hspthresh`` are float64, and the x-drop extensions scoring at least
+    ``hspthresh`` are returned as float64 rows (pos1, pos2, length, score), the score
+    being the double sum lastz_D forms (best left plus best right) before its entropy
+    adjustment (``entropy_adjusted``; the caller then applies the threshold again: the
+    adjustment only lowers a score, so nothing below it here could pass).  The integer
+    kernels are untouched: numba compiles the shared per-hit code again for the float
+    table."""
     out = np.empty((1024, 4), np.float64)
     n = 0
     i = seed_len - 1
@@ -398,7 +400,7 @@ def search_strand_double(dir_, low, pos, low_bits, seed_len, care_off, care_bits
                                          care_bits, flips, resolve_off, trans, t, q, qcodes,
                                          len2, 0, i, len2, 1, BLOCK_HITS)
         out, n, raw, stopped = process_hits(hits, 0, hits.shape[0], t, q, len1, len2,
-                                            seed_len, table, xdrop, -np.inf, 1.0, 0.0,
+                                            seed_len, table, xdrop, hspthresh, 1.0, 0.0,
                                             MODE_XDROP, diag_end, -1, out, n)
     return out[:n]
 

@@ -28,6 +28,7 @@ fractional scores in the gapped extension and stays refused.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -440,20 +441,39 @@ class Inference:
                                  max_word_count=(opts.extra or {}).get("maxwordcount"),
                                  threads=resolve_workers(opts.workers))
         self.filters = Filters(ctl, opts)
-        self.strands = []               # (query strand buffer, counted when filtering)
-        for seq in iter_queries(opts.query, opts):
-            if opts.strand in ("both", "plus"):
-                self.strands.append((seq, True))
-            if opts.strand in ("both", "minus"):
-                self.strands.append((reverse_complement_sequence(seq),
-                                     opts.strand == "minus"))
+        self.queries = [(seq, reverse_complement_sequence(seq))
+                        for seq in iter_queries(opts.query, opts)]
+        # LASTZ "rewinds" a query file of one sequence by keeping the sequence as the
+        # round left it: with --strand=minus reverse-complemented, so the next round
+        # searches its plus strand, the one after its minus strand, and so on
+        one = len(self.queries) == 1 and (self.queries[0][0].partitions is None
+                                          or len(self.queries[0][0].partitions.offset) == 1)
+        self.alternate = one and opts.strand == "minus"
         spec = self.index.spec
         self.trans = 0 if spec.halfweight else int(opts.transition)
         self.entropy = opts.entropy if ctl.entropy is None else ctl.entropy
+        self.threads = resolve_workers(opts.workers)
+        self.codes = {}                 # seed codes of each strand, made once
 
-    def counted(self):
-        """The query strands whose HSPs one round counts (see ``Filters``)."""
-        return [q for q, finished in self.strands if finished or not self.filters.any]
+    def _codes(self, q: np.ndarray) -> np.ndarray:
+        if id(q) not in self.codes:
+            self.codes[id(q)] = kseed.char_codes(q)
+        return self.codes[id(q)]
+
+    def counted(self, round_no: int) -> list:
+        """The query strands whose HSPs round ``round_no`` (from 0) counts.  With a
+        back-end filter, a query searched on both strands counts its plus strand only
+        (see ``Filters``)."""
+        strand = self.opts.strand
+        out = []
+        for plus, minus in self.queries:
+            if strand == "minus":
+                out.append(plus if self.alternate and round_no % 2 else minus)
+                continue
+            out.append(plus)
+            if strand == "both" and not self.filters.any:
+                out.append(minus)
+        return out
 
     def hsps(self, query, masked: np.ndarray, xdrop: float, thresh: float):
         """(pos1, pos2, length) of one query strand's HSPs under the round's scores."""
@@ -469,8 +489,8 @@ class Inference:
             rows = kfilt.search_strand_double(
                 self.index.dir_, self.index.low, self.index.pos, self.index.low_bits,
                 spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
-                self.trans, t, q, kseed.char_codes(q), len1, len2, masked, float(xdrop),
-                kfilt.diag_hash(len2))
+                self.trans, t, q, self._codes(q), len1, len2, masked, float(xdrop),
+                float(thresh), kfilt.diag_hash(len2))
         pos1 = rows[:, 0].astype(np.int64)
         pos2 = rows[:, 1].astype(np.int64)
         length = rows[:, 2].astype(np.int64)
@@ -492,7 +512,6 @@ class Inference:
 def infer_scores(opts: Options, ctl: Control) -> tuple[np.ndarray, float, float]:
     """LASTZ ``drive_scoring_inference`` with gap iterations off: (the inferred 4x4
     substitution scores, gap open, gap extend)."""
-    from .filtering import NUC_BITS
     check_control(ctl, opts)
     run = Inference(opts, ctl)
     scoring, masked = unit_tables(ctl.scale)
@@ -509,15 +528,30 @@ def infer_scores(opts: Options, ctl: Control) -> tuple[np.ndarray, float, float]
         hsp_ratio *= 1.0 / best
     elif ctl.hsp_kind == TIMES_WORST:
         hsp_ratio *= (-worst) / best
+    with ThreadPoolExecutor(max_workers=run.threads) as pool:
+        sub4 = _rounds(run, ctl, pool, masked, sub4, hsp_ratio)
+    best, worst = float(sub4.max()), float(sub4.min())
+    ratios = {AS_GIVEN: 1.0 / best, TIMES_WORST: (-worst) / best, TIMES_BEST: 1.0}
+    return (sub4, gap_open * ratios[open_kind] * best,
+            gap_extend * ratios[extend_kind] * best)
+
+
+def _rounds(run: Inference, ctl: Control, pool, masked: np.ndarray, sub4: np.ndarray,
+            hsp_ratio: float) -> np.ndarray:
+    """LASTZ's phase I: align, count, infer until the scores come back to a set seen
+    before; returns the last inferred 4x4 scores (``masked`` is updated as it goes)."""
+    from .filtering import NUC_BITS
     past = [(sub4[0, 0], sub4[3, 3], sub4[0, 1], sub4[0, 2], sub4[0, 3], sub4[1, 2])]
     acgt = [ord(c) for c in NUCS]
-    for _ in range(max(0, min(ctl.sub_iterations, MAX_SUB_ITERATIONS))):
+    for round_no in range(max(0, min(ctl.sub_iterations, MAX_SUB_ITERATIONS))):
         best = float(sub4.max())
         thresh, xdrop = hsp_ratio * best, 10 * best
         subs = np.zeros((IDENTITY_BINS + 1, 4, 4), np.int64)
         coverage = np.zeros(IDENTITY_BINS + 1, np.int64)
-        for query in run.counted():
-            pos1, pos2, length = run.hsps(query, masked, xdrop, thresh)
+        queries = run.counted(round_no)
+        # (the strands are searched in threads: the kernels release the GIL)
+        found = pool.map(lambda q: run.hsps(q, masked, xdrop, thresh), queries)
+        for query, (pos1, pos2, length) in zip(queries, found):
             binned_substitutions(pos1, pos2, length, run.target.chars, query.chars,
                                  NUC_BITS, subs, coverage)
         if ctl.percentile:
@@ -531,10 +565,7 @@ def infer_scores(opts: Options, ctl: Control) -> tuple[np.ndarray, float, float]
         masked[np.ix_(acgt, acgt)] = sub4           # (LASTZ repair_scores)
         if done:
             break
-    best, worst = float(sub4.max()), float(sub4.min())
-    ratios = {AS_GIVEN: 1.0 / best, TIMES_WORST: (-worst) / best, TIMES_BEST: 1.0}
-    return (sub4, gap_open * ratios[open_kind] * best,
-            gap_extend * ratios[extend_kind] * best)
+    return sub4
 
 
 def _c_float(percent: float) -> float:

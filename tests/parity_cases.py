@@ -239,6 +239,20 @@ GAPPED = [
     # back-end filters and scoring options
     _pair("hpylori_26695_vs_J99_Eslice", "--identity=90", "--format=general", issue=3),
     _pair("dengue1_vs_dengue2", "--coverage=50", "--format=general", issue=3),
+    # a match count as a percentage of each query's length
+    _pair("hpylori_26695_vs_J99_Eslice", "--filter=nmatch:0.5%", "--format=general", issue=3),
+    _pair("mers_ref_vs_46isolates", "--matchcount=99.5%", "--format=general", issue=3),
+    # ... which LASTZ never applies to HSPs it prints as found, and does apply when a
+    # filter makes it collect them
+    _pair("hpylori_26695_vs_J99_Eslice", "--nogapped", "--filter=nmatch:0.05%",
+          "--format=general", issue=3),
+    _pair("hpylori_26695_vs_J99_Eslice", "--nogapped", "--filter=nmatch:0.05%",
+          "--identity=50", "--format=general", issue=3),
+    # gap-free HSPs are filtered before they are chained
+    _pair("hpylori_26695_vs_J99_Eslice", "--nogapped", "--chain", "--identity=85",
+          "--format=general", issue=3),
+    _pair("hpylori_26695_vs_J99_Eslice", "--nogapped", "--chain", "--filter=nmatch:0.05%",
+          "--format=general", issue=3),
     Case("dwv_vs_vdv1-self-notrivial", "dwv_vs_vdv1",
          ("target.fa", "target.fa", "--notrivial"), issue=3),
     _pair("human_vs_mouse_cgp", "--noytrim", issue=3),

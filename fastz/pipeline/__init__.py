@@ -297,8 +297,11 @@ class Aligner:
         t1 = time.perf_counter()
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + t1 - t0
         if o.chain:
-            # --chain (issue 6): best syntenic subset of the HSPs, by target position
+            # --chain (issue 6): best syntenic subset of the HSPs, by target position;
+            # without gapped extension LASTZ applies the back-end filters first
             from .chain import chain_strand_hsps
+            if not o.gapped:
+                hsps = st.backend_filters.filter_hsps(hsps, self.target, query, o)
             hsps = chain_strand_hsps(hsps, self.target, query, o, self.scores)
         trunc = None
         over = False
@@ -320,7 +323,8 @@ class Aligner:
                 window=None if query.chore is None else query.chore.bounds,
                 target_pads=self.padded_target())
             over = over and depth[1]             # LASTZ warns unless nowarn
-        alns = st.backend_filters.filter_alignments(alns, self.target, query, o)
+        if o.gapped or not o.chain:
+            alns = st.backend_filters.filter_alignments(alns, self.target, query, o)
         if o.gapped and o.inner > 0:
             # --inner / H= (issue 6): interpolate between the strand's alignments
             import numpy as np

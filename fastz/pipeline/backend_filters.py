@@ -8,6 +8,8 @@ For ``--nogapped`` HSPs only identity, coverage, nmatch and nmismatch apply
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..io.alignview import BITS, SeqInfo, views, whole_true_length
@@ -41,7 +43,7 @@ def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
     keep = np.ones(len(alns), bool)
     _table_keep(keep, alns, target, query.chars, None,
                 SeqInfo(query, query.revcomp, "seq2").true_lengths(alns.beg2)
-                if _wants_coverage(opts) else None, opts)
+                if _wants_coverage(opts) else None, opts, min_match_count(opts, query))
     if each:
         idx = np.flatnonzero(keep)
         every = views(alns, target.chars, query.chars, not gapped)
@@ -55,6 +57,20 @@ def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
         if opts.filter_cgap is not None:
             keep[idx] &= (con[:, 1] != 0) & (con[:, 1] - con[:, 0] <= opts.filter_cgap)
     return alns if keep.all() else alns.subset(keep)
+
+
+def filter_hsps(hsps: np.ndarray, target: Sequence, query: Sequence,
+                opts: Options) -> np.ndarray:
+    """The gap-free HSPs (HSP rows) that pass the back-end filters, order kept: what
+    LASTZ does to them before chaining them (``finish_one_strand``)."""
+    if not hsps.shape[0] or not _table_filters(opts):
+        return hsps
+    keep = np.ones(hsps.shape[0], bool)
+    alns = Alignments.from_hsps(hsps)
+    _table_keep(keep, alns, target, query.chars, None,
+                SeqInfo(query, query.revcomp, "seq2").true_lengths(alns.beg2)
+                if _wants_coverage(opts) else None, opts, min_match_count(opts, query))
+    return hsps[keep]
 
 
 def per_alignment(opts: Options) -> bool:
@@ -73,8 +89,41 @@ def strands_mask(alns: Alignments, strand: np.ndarray, qcat: np.ndarray, qoff: n
     if len(alns) and _table_filters(opts):
         len2 = (np.array([whole_true_length(q) for q in queries], np.int64)[strand]
                 if _wants_coverage(opts) else None)
-        _table_keep(keep, alns, target, qcat, qoff[strand], len2, opts)
+        nmatch = (np.array([min_match_count(opts, q) for q in queries], np.int64)[strand]
+                  if opts.filter_nmatch_pct is not None else min_match_count(opts, None))
+        _table_keep(keep, alns, target, qcat, qoff[strand], len2, opts, nmatch)
     return keep
+
+
+def min_match_count(opts: Options, query: Sequence | None) -> int:
+    """LASTZ's ``minMatchCount`` for one query: --filter=nmatch's count, or its
+    percentage of the query's true length (of all its records, when partitioned)
+    rounded up, computed per query as LASTZ does; 0 for no match-count filter."""
+    if opts.filter_nmatch_pct is None:
+        return opts.filter_nmatch or 0
+    if reported_at_once(opts):
+        return 0
+    true = (int(np.sum(query.partitions.true_length)) if query.partitions is not None
+            else whole_true_length(query))
+    return math.ceil(true * (opts.filter_nmatch_pct / 100.0))
+
+
+def reported_at_once(opts: Options) -> bool:
+    """Whether LASTZ prints the gap-free HSPs as its seed search finds them
+    (``set_up_hit_processor`` picks ``report_hsps``): when nothing needs them collected
+    first, no back-end filter among them.  Its match-count percentage is then never
+    applied: it becomes a count for each query only after that choice is made."""
+    x = opts.extra or {}
+    return (not opts.gapped and not opts.chain and opts.hspthresh_top is None
+            and opts.segments_file is None and opts.twins_max is None
+            and not opts.recover_seeds and opts.masking == 0
+            and not any(k in x for k in ("census", "queryhsplimit", "queryhspbest",
+                                         "anyornone", "limitperquery"))
+            and all(v is None for v in (opts.identity_min, opts.identity_max,
+                                        opts.coverage_min, opts.coverage_max,
+                                        opts.continuity_min, opts.continuity_max,
+                                        opts.filter_nmatch, opts.filter_nmismatch,
+                                        opts.filter_ngap, opts.filter_cgap)))
 
 
 def _wants_identity(opts: Options) -> bool:
@@ -84,7 +133,7 @@ def _wants_identity(opts: Options) -> bool:
 def _wants_counts(opts: Options) -> bool:
     """Whether a filter needs each alignment's match and pair counts."""
     return (_wants_identity(opts) or opts.filter_nmatch is not None
-            or opts.filter_nmismatch is not None)
+            or opts.filter_nmatch_pct is not None or opts.filter_nmismatch is not None)
 
 
 def _wants_coverage(opts: Options) -> bool:
@@ -96,18 +145,20 @@ def _table_filters(opts: Options) -> bool:
 
 
 def _table_keep(keep: np.ndarray, alns: Alignments, target: Sequence, q: np.ndarray,
-                qshift: np.ndarray | None, len2: np.ndarray | None, opts: Options) -> None:
+                qshift: np.ndarray | None, len2: np.ndarray | None, opts: Options,
+                nmatch) -> None:
     """Clear ``keep`` where identity, coverage, nmatch or nmismatch fails; alignment
-    k's query starts at ``q[beg2[k] + qshift[k]]`` and its query's true length is
-    ``len2[k]`` (given where coverage is filtered)."""
+    k's query starts at ``q[beg2[k] + qshift[k]]``, its query's true length is
+    ``len2[k]`` (given where coverage is filtered) and ``nmatch`` (or ``nmatch[k]``)
+    its least match count (``min_match_count``; 0: none)."""
     if _wants_counts(opts):
         beg2 = alns.beg2 if qshift is None else alns.beg2 + qshift
         m, d = identity_counts_all(alns.ops, alns.ops_start, alns.beg1, beg2,
                                    target.chars, q, BITS)
         if _wants_identity(opts):
             keep &= _ratios_ok(m, d, opts.identity_min, opts.identity_max, True)
-        if opts.filter_nmatch is not None:
-            keep &= (d != 0) & (m >= opts.filter_nmatch)
+        if opts.filter_nmatch is not None or opts.filter_nmatch_pct is not None:
+            keep &= (nmatch <= 0) | ((d != 0) & (m >= nmatch))
         if opts.filter_nmismatch is not None:
             keep &= (d != 0) & (d - m <= opts.filter_nmismatch)
     if _wants_coverage(opts):

@@ -98,16 +98,12 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
     limit, as ``hsp_limit_warnings`` wants."""
     from dataclasses import replace
 
-    from .backend_filters import filter_alignments
+    from .backend_filters import filter_alignments, min_match_count
 
     o = aligner.opts
-    # LASTZ tests a segment's mismatches against --filter=nmatch's count here (0 when
-    # not given), not against --filter=nmismatch's
-    checks = (o if o.filter_nmismatch is None
-              else replace(o, filter_nmismatch=o.filter_nmatch or 0))
     filtered = any(v is not None for v in (o.identity_min, o.identity_max, o.coverage_min,
                                             o.coverage_max, o.filter_nmatch,
-                                            o.filter_nmismatch))
+                                            o.filter_nmatch_pct, o.filter_nmismatch))
     kind = "hsp" if o.gfextend else "hit"
     cap = PrintCap(aligner, limit)
     results, searched = [], []
@@ -116,6 +112,11 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
         # unfiltered, the first N + 1 HSPs decide everything: stop the search there
         hsps = aligner.find_hsps(query, s, unmerged=True,
                                  stop_after=-1 if filtered else limit)
+        # LASTZ tests a segment's mismatches against --filter=nmatch's count here (0
+        # when not given; the query's own count for a percentage), not against
+        # --filter=nmismatch's
+        checks = (o if o.filter_nmismatch is None
+                  else replace(o, filter_nmismatch=min_match_count(o, query)))
         alns = filter_alignments(Alignments.from_hsps(hsps, kind), aligner.target, query,
                                  checks)
         # (LASTZ's twin search never stops)

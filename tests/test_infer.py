@@ -36,6 +36,8 @@ CONTROLS = {
                "gap_extend_penalty = 0.1*gap_open_penalty\n"
                "max_sub_iterations = 3\n"),
     "step": "step=3\nmax_nmismatch=40\n",
+    "pct_match": "min_match_count=0.01%\nmax_sub_iterations=4\n",
+    "four": "max_sub_iterations=4\n",
 }
 
 # (pair, control, words)
@@ -54,6 +56,10 @@ CASES = [
     ("hpylori_26695_vs_J99_Eslice", "fractional", ("--identity=50..100",)),
     ("hpylori_26695_vs_J99_Eslice", "step", ("--seed=match12", "--notransition")),
     ("human_vs_mouse_cgp", "fractional", ("--hspthresh=2500",)),
+    # a match count as a percentage becomes a count during a round: from the second
+    # round on, LASTZ filters (and counts plus strands only)
+    ("hpylori_26695_vs_J99_Eslice", "pct_match", ()),
+    ("hpylori_26695_vs_J99_Eslice", "four", ("--filter=nmatch:0.05%",)),
 ]
 
 

@@ -378,10 +378,7 @@ def check_control(ctl: Control, opts: Options) -> None:
                            "--recoverseeds, --exact, --mismatch, --nogfextend)")
     extra = opts.extra or {}
     for on, what in ((opts.stats is not None, "--stats"),
-                     ("queryhspbest" in extra, "--queryhspbest"),
-                     (ctl.min_match_pct is not None or (ctl.min_match is None
-                                                        and opts.filter_nmatch_pct is not None),
-                      "a percentage match-count filter")):
+                     ("queryhspbest" in extra, "--queryhspbest")):
         if on:
             raise OptionsError(f"not yet supported by fastz_D: --inferonly with {what}")
 
@@ -394,7 +391,9 @@ class Filters:
     HSPs to filter them when the strand is finished (``set_up_hit_processor``), where
     otherwise it counts them as they are found, and its inference loop never finishes
     the minus strand of a query searched on both (``align_for_stats`` continues past it):
-    only plus-strand HSPs are counted then."""
+    only plus-strand HSPs are counted then.  A match count given as a percentage only
+    becomes a count (per query) during a round, so it weighs in that choice from the
+    second round on, as the last query's count."""
 
     def __init__(self, ctl: Control, opts: Options):
         ident = (opts.identity_min, opts.identity_max)
@@ -404,18 +403,28 @@ class Filters:
         if ctl.min_continuity is not None:
             cont = (ctl.min_continuity, ctl.max_continuity)
         nmatch = opts.filter_nmatch if ctl.min_match is None else ctl.min_match
+        pct = opts.filter_nmatch_pct if ctl.min_match_pct is None else ctl.min_match_pct
         nmis = opts.filter_nmismatch if ctl.max_mismatch is None else ctl.max_mismatch
         ngap = opts.filter_ngap if ctl.max_gaps is None else ctl.max_gaps
         cgap = opts.filter_cgap if ctl.max_gap_columns is None else ctl.max_gap_columns
         # (LASTZ's test: a float fraction above 0 or below 1, a count of 0 or more)
-        self.any = (_below(ident[0], 0, False) or _below(ident[1], 100, True)
-                    or _below(cont[0], 0, False) or _below(cont[1], 100, True)
-                    or (nmatch or 0) > 0
-                    or any(v is not None and v >= 0 for v in (nmis, ngap, cgap)))
+        self.others = (_below(ident[0], 0, False) or _below(ident[1], 100, True)
+                       or _below(cont[0], 0, False) or _below(cont[1], 100, True)
+                       or any(v is not None and v >= 0 for v in (nmis, ngap, cgap)))
+        self.first_count = nmatch or 0
         self.opts = replace(opts, identity_min=ident[0], identity_max=ident[1],
-                            filter_nmatch=nmatch or None, filter_nmatch_pct=None,
+                            filter_nmatch=nmatch or None, filter_nmatch_pct=pct,
                             filter_nmismatch=nmis if nmis is not None and nmis >= 0 else None,
-                            coverage_min=None, coverage_max=None)
+                            coverage_min=None, coverage_max=None, gapped=True)
+
+    def collect(self, round_no: int, last_query) -> bool:
+        """Whether LASTZ collects (and filters) round ``round_no``'s HSPs."""
+        from .backend_filters import min_match_count
+        if self.others:
+            return True
+        if round_no == 0 or self.opts.filter_nmatch_pct is None:
+            return self.first_count > 0
+        return min_match_count(self.opts, last_query) > 0
 
 
 def _below(percent: float | None, edge: float, lower: bool) -> bool:
@@ -460,23 +469,25 @@ class Inference:
             self.codes[id(q)] = kseed.char_codes(q)
         return self.codes[id(q)]
 
-    def counted(self, round_no: int) -> list:
-        """The query strands whose HSPs round ``round_no`` (from 0) counts.  With a
-        back-end filter, a query searched on both strands counts its plus strand only
-        (see ``Filters``)."""
+    def counted(self, round_no: int) -> tuple[list, bool]:
+        """(the query strands whose HSPs round ``round_no`` (from 0) counts, whether
+        they are filtered).  With a back-end filter, a query searched on both strands
+        counts its plus strand only (see ``Filters``)."""
         strand = self.opts.strand
+        collect = bool(self.queries) and self.filters.collect(round_no, self.queries[-1][0])
         out = []
         for plus, minus in self.queries:
             if strand == "minus":
                 out.append(plus if self.alternate and round_no % 2 else minus)
                 continue
             out.append(plus)
-            if strand == "both" and not self.filters.any:
+            if strand == "both" and not collect:
                 out.append(minus)
-        return out
+        return out, collect
 
-    def hsps(self, query, masked: np.ndarray, xdrop: float, thresh: float):
-        """(pos1, pos2, length) of one query strand's HSPs under the round's scores."""
+    def hsps(self, query, masked: np.ndarray, xdrop: float, thresh: float, collect: bool):
+        """(pos1, pos2, length) of one query strand's HSPs under the round's scores;
+        ``collect``: through the back-end filters."""
         from ..records import HSP_DOUBLE_DTYPE, Alignments
         from .backend_filters import filter_alignments
         spec = self.index.spec
@@ -500,7 +511,7 @@ class Inference:
                                            max(0.0, thresh), 3 * thresh)
         keep = score >= thresh
         pos1, pos2, length = pos1[keep], pos2[keep], length[keep]
-        if self.filters.any:
+        if collect:
             h = np.empty(pos1.shape[0], HSP_DOUBLE_DTYPE)
             h["pos1"], h["pos2"], h["length"], h["score"] = pos1, pos2, length, score[keep]
             alns = filter_alignments(Alignments.from_hsps(h), self.target, query,
@@ -548,9 +559,9 @@ def _rounds(run: Inference, ctl: Control, pool, masked: np.ndarray, sub4: np.nda
         thresh, xdrop = hsp_ratio * best, 10 * best
         subs = np.zeros((IDENTITY_BINS + 1, 4, 4), np.int64)
         coverage = np.zeros(IDENTITY_BINS + 1, np.int64)
-        queries = run.counted(round_no)
+        queries, collect = run.counted(round_no)
         # (the strands are searched in threads: the kernels release the GIL)
-        found = pool.map(lambda q: run.hsps(q, masked, xdrop, thresh), queries)
+        found = pool.map(lambda q: run.hsps(q, masked, xdrop, thresh, collect), queries)
         for query, (pos1, pos2, length) in zip(queries, found):
             binned_substitutions(pos1, pos2, length, run.target.chars, query.chars,
                                  NUC_BITS, subs, coverage)

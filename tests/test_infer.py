@@ -123,6 +123,26 @@ def test_infscores_file_and_output_file(shared_pairs, tmp_path):
     assert runs["lastz_D"].count(b"\n") == 12
 
 
+def test_infscores_with_round_files(shared_pairs, tmp_path):
+    """--infscores=NAME with %s: each round's starting scores in NAME with s000, s001,
+    ... (unrounded, with the round's threshold and x-drop), the result in NAME without
+    "_%s"; the same files as lastz_D's."""
+    cwd = shared_pairs / "hpylori_26695_vs_J99_Eslice"
+    ctl = tmp_path / "four.ctl"
+    ctl.write_text(CONTROLS["four"])
+    files = {}
+    for program in ("lastz_D", "fastz_D"):
+        d = tmp_path / program
+        d.mkdir()
+        res = _run(program, ["target.fa", "query.fa", f"--inferonly={ctl}",
+                             f"--infscores={d / 'sc_%s.txt'}"], cwd)
+        assert res.returncode == 0, res.stderr.decode()
+        files[program] = {p.name: p.read_bytes() for p in sorted(d.iterdir())}
+    assert sorted(files["lastz_D"]) == ["sc.txt", "sc_s000.txt", "sc_s001.txt",
+                                        "sc_s002.txt", "sc_s003.txt"]
+    assert files["fastz_D"] == files["lastz_D"]
+
+
 # (control file text or None, words): lastz_D fails with one message; fastz_D gives the
 # same message on one line, and exit status 1
 FAILURES = [

@@ -334,8 +334,10 @@ def round_score(v: float) -> int:
     return int(v + .5) if v >= 0 else int(v - .5)
 
 
-def scores_text(sub4: np.ndarray, gap_open: float, gap_extend: float, as_ints: bool) -> str:
-    """LASTZ ``write_score_set`` (with gap scores) of an inferred DNA scoring set."""
+def scores_text(sub4: np.ndarray, gaps: tuple[float, float] | None, as_ints: bool,
+                extras: tuple[float, float] | None = None) -> str:
+    """LASTZ ``write_scores`` of a DNA scoring set: ``gaps`` (open, extend) written when
+    given, ``extras`` (the round's HSP threshold and x-drop) as closing comments."""
     def fmt(v: float) -> str:
         return str(round_score(v)) if as_ints else f"{v:.6f}"
 
@@ -343,16 +345,32 @@ def scores_text(sub4: np.ndarray, gap_open: float, gap_extend: float, as_ints: b
     for v in sub4.ravel().tolist():
         if v < worst:
             worst = v
+    width = 10 if gaps is None else 18
     out = ['# (a LASTZ scoring set, created by "LASTZ --infer")', "",
-           f"{'bad_score':<18} = X:{fmt(10 * worst)} # used for sub[X][*] and sub[*][X]",
-           f"{'fill_score':<18} = {fmt(worst)}    # used when sub[*][*] not otherwise defined",
-           f"{'gap_open_penalty':<18} = {fmt(gap_open)}",
-           f"{'gap_extend_penalty':<18} = {fmt(gap_extend)}", ""]
+           f"{'bad_score':<{width}} = X:{fmt(10 * worst)} # used for sub[X][*] and sub[*][X]",
+           f"{'fill_score':<{width}} = {fmt(worst)}    # used when sub[*][*] not otherwise "
+           "defined"]
+    if gaps is not None:
+        out += [f"{'gap_open_penalty':<18} = {fmt(gaps[0])}",
+                f"{'gap_extend_penalty':<18} = {fmt(gaps[1])}"]
+    out.append("")
     w = max([3] + [len(fmt(v)) + 1 for v in sub4.ravel().tolist()])
     out.append(" " + "".join(f" {c:>{w}}" for c in NUCS))
     for r, a in enumerate(NUCS):
         out.append(a + "".join(f" {fmt(v):>{w}}" for v in sub4[r].tolist()))
+    if extras is not None:
+        out += ["", f"# hsp_threshold    = {extras[0]:f}", f"# x_drop           = {extras[1]:f}"]
     return "\n".join(out) + "\n"
+
+
+def scores_file_name(pattern: str, round_id: str) -> str:
+    """LASTZ ``write_scores``'s file name: ``%s`` becomes the round's id (``s000``,
+    ``s001``, ...); for the final scores ``_%s``, else ``.%s``, else ``%s`` is dropped."""
+    if not round_id:
+        for sub in ("_%s", ".%s"):
+            if sub in pattern:
+                return pattern.replace(sub, "", 1)
+    return pattern.replace("%s", round_id, 1)
 
 
 # --- The run ---------------------------------------------------------------------------
@@ -520,9 +538,11 @@ class Inference:
         return pos1, pos2, length
 
 
-def infer_scores(opts: Options, ctl: Control) -> tuple[np.ndarray, float, float]:
+def infer_scores(opts: Options, ctl: Control, each_round=None
+                 ) -> tuple[np.ndarray, float, float]:
     """LASTZ ``drive_scoring_inference`` with gap iterations off: (the inferred 4x4
-    substitution scores, gap open, gap extend)."""
+    substitution scores, gap open, gap extend).  ``each_round(round_no, scores,
+    threshold, x-drop)`` is told what each round starts with."""
     check_control(ctl, opts)
     run = Inference(opts, ctl)
     scoring, masked = unit_tables(ctl.scale)
@@ -540,7 +560,7 @@ def infer_scores(opts: Options, ctl: Control) -> tuple[np.ndarray, float, float]
     elif ctl.hsp_kind == TIMES_WORST:
         hsp_ratio *= (-worst) / best
     with ThreadPoolExecutor(max_workers=run.threads) as pool:
-        sub4 = _rounds(run, ctl, pool, masked, sub4, hsp_ratio)
+        sub4 = _rounds(run, ctl, pool, masked, sub4, hsp_ratio, each_round)
     best, worst = float(sub4.max()), float(sub4.min())
     ratios = {AS_GIVEN: 1.0 / best, TIMES_WORST: (-worst) / best, TIMES_BEST: 1.0}
     return (sub4, gap_open * ratios[open_kind] * best,
@@ -548,7 +568,7 @@ def infer_scores(opts: Options, ctl: Control) -> tuple[np.ndarray, float, float]
 
 
 def _rounds(run: Inference, ctl: Control, pool, masked: np.ndarray, sub4: np.ndarray,
-            hsp_ratio: float) -> np.ndarray:
+            hsp_ratio: float, each_round=None) -> np.ndarray:
     """LASTZ's phase I: align, count, infer until the scores come back to a set seen
     before; returns the last inferred 4x4 scores (``masked`` is updated as it goes)."""
     from .filtering import NUC_BITS
@@ -557,6 +577,8 @@ def _rounds(run: Inference, ctl: Control, pool, masked: np.ndarray, sub4: np.nda
     for round_no in range(max(0, min(ctl.sub_iterations, MAX_SUB_ITERATIONS))):
         best = float(sub4.max())
         thresh, xdrop = hsp_ratio * best, 10 * best
+        if each_round is not None:
+            each_round(round_no, sub4, thresh, xdrop)
         subs = np.zeros((IDENTITY_BINS + 1, 4, 4), np.int64)
         coverage = np.zeros(IDENTITY_BINS + 1, np.int64)
         queries, collect = run.counted(round_no)
@@ -594,14 +616,19 @@ def run_inference(opts: Options) -> int:
     if isinstance(path, str):
         read_control(path, ctl)
     dest = extra.get("infscores")
-    if isinstance(dest, str) and "%s" in dest:
-        raise OptionsError("not yet supported by fastz_D: --infscores with %s in the file "
-                           "name (every round's scores)")
+    dest = dest if isinstance(dest, str) else None
+
+    def each_round(round_no: int, sub4: np.ndarray, thresh: float, xdrop: float) -> None:
+        # (--infscores=NAME with %s: LASTZ writes the scores each round starts with)
+        with output_stream(scores_file_name(dest, f"s{round_no:03d}")) as out:
+            out.write(scores_text(sub4, None, False, (thresh, xdrop)))
+
     with output_stream(opts.output):            # (LASTZ creates it, and writes nothing)
         opts = opts.resolved(scoreset_from_options(opts))
         opts.validate()
-        sub4, gap_open, gap_extend = infer_scores(opts, ctl)
-        text = scores_text(sub4, gap_open, gap_extend, ctl.write_int)
-        with output_stream(dest if isinstance(dest, str) else None) as out:
+        sub4, gap_open, gap_extend = infer_scores(
+            opts, ctl, each_round if dest is not None and "%s" in dest else None)
+        text = scores_text(sub4, (gap_open, gap_extend), ctl.write_int)
+        with output_stream(None if dest is None else scores_file_name(dest, "")) as out:
             out.write(text)
     return 0

@@ -464,3 +464,43 @@ def test_immediate_extensions_after_the_last_printed_one_still_report(limit, sha
     printable = 1 if "--anyornone" in limit else 6
     if "--notruncationreport" not in limit:     # (two lines an alignment truncated)
         assert lz.stderr.count(b"truncating") > 2 * printable, "none after the last printed"
+
+
+# --- --entropy=report: LASTZ's stderr line for each HSP the entropy adjustment drops ---
+
+@pytest.mark.parametrize("pair,words", [
+    ("hpylori_26695_vs_J99_Eslice", ("--nogapped", "--entropy=report", "--format=general")),
+    ("mito_human_orang", ("P=2", "--format=general")),
+    ("human_vs_mouse_cgp", ("--entropy=report", "--strand=minus", "--format=maf")),
+    ("dwv_vs_vdv1", ("--entropy=report", "--nogapped", "--chain")),
+])
+def test_entropy_report_lines(pair, words, shared_pairs):
+    """The report lines (raw score, segment, diagonal, the diagonal hash's block, the
+    factor), strand after strand, the alignments unchanged."""
+    import sys
+
+    from parity_cases import fastz_env
+    cwd = shared_pairs / pair
+    want = subprocess.run(["lastz", *TQ, *words], cwd=cwd, capture_output=True, timeout=600)
+    got = subprocess.run([sys.executable, "-m", "fastz", *TQ, *words], cwd=cwd,
+                         capture_output=True, timeout=600, env=fastz_env())
+    assert want.returncode == 0 and got.returncode == 0, got.stderr.decode()[-300:]
+    assert want.stderr.count(b"fails entropy filter") >= 1
+    assert got.stderr == want.stderr
+    assert drop_version(got.stdout) == drop_version(want.stdout)
+
+
+def test_entropy_report_where_fastz_cannot_say_it_is_refused(shared_pairs):
+    """Inside the other seed-hit processors and lastz_D's double scores fastz does not
+    produce the lines: it says so in one line rather than stay silent."""
+    import sys
+
+    from parity_cases import fastz_env
+    for prog, words in (("fastz.double", ("--entropy=report",)),
+                        ("fastz", ("--entropy=report", "--twins=10..100"))):
+        res = subprocess.run([sys.executable, "-m", prog, *TQ, *words],
+                             cwd=shared_pairs / "mito_human_orang", capture_output=True,
+                             timeout=600, env=fastz_env())
+        err = res.stderr.decode()
+        assert res.returncode == 1 and err.count("\n") == 1, err
+        assert "not yet supported by fastz" in err and "--entropy=report" in err

@@ -76,7 +76,7 @@ def search_strand(dir_, low, pos, low_bits,
                   t, q, qcodes, len1, len2,
                   table, xdrop, hspthresh, ent_lo, ent_hi, mode, diag_end, self_mode=0,
                   stop_after=-1, block_hits=BLOCK_HITS, t_lo=0, t_hi=NO_LIMIT, q_lo=0,
-                  q_hi=NO_LIMIT):
+                  q_hi=NO_LIMIT, report=0):
     """Seed hits of one query strand, processed in LASTZ's order.
 
     Parameters
@@ -115,6 +115,9 @@ def search_strand(dir_, low, pos, low_bits,
         ``--chores``: only seed hits lying wholly in target ``[t_lo, t_hi)`` and query
         ``[q_lo, q_hi)`` are processed (LASTZ ``filter_seed_hit_by_pos``); the others
         are as if never found.
+    report : int
+        1 for ``--entropy=report``: an HSP that the entropy adjustment takes below the
+        threshold is kept as a marked row (``process_hits``).
 
     Returns
     -------
@@ -140,7 +143,8 @@ def search_strand(dir_, low, pos, low_bits,
                                          len2, self_mode, i, end, 1, block_hits, t_lo, t_hi)
         out, n, raw, stopped = process_hits(hits, 0, hits.shape[0], t, q, len1, len2,
                                             seed_len, table, xdrop, hspthresh, ent_lo,
-                                            ent_hi, mode, diag_end, stop_after, out, n)
+                                            ent_hi, mode, diag_end, stop_after, out, n,
+                                            report)
         n_raw += raw
         if stopped:
             break
@@ -290,11 +294,16 @@ def enumerate_hits(dir_, low, pos, low_bits,
 @njit(cache=True, nogil=True)
 def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
                  table, xdrop, hspthresh, ent_lo, ent_hi, mode, diag_end, stop_after,
-                 out, n):
+                 out, n, report=0):
     """Stage 2 of the search: hits ``lo:hi`` of ``enumerate_hits`` through LASTZ's hit
     processor, in order, against the diagonal hash ``diag_end``; the rows are appended
     to ``out`` from row ``n`` (with 6 columns, each row also gets its hit's query end
     and rank).  Other parameters as ``search_strand``.
+
+    ``report`` 1 (``--entropy=report``, integer scores, 4 columns): an HSP whose score
+    passed the threshold before its entropy adjustment and not after is kept too, as a
+    row (pos1, pos2, -1 - length, diagonal-hash end before its extension), for
+    ``pipeline.filtering.entropy_failures`` to report and drop.
 
     Returns (out, n, n_raw, stopped): ``stopped`` once a query position ended with
     more than ``stop_after`` (>= 0) rows.
@@ -328,15 +337,18 @@ def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
             if mode == MODE_NOEXTEND:
                 diag_end[bucket] = e2
             else:
+                block = diag_end[bucket]
                 left, length, score, extent = _xdrop_hsp(
-                    t, q, e1, diag, diag_end[bucket], len1, len2, xdrop, table,
-                    ent_lo, ent_hi)
+                    t, q, e1, diag, block, len1, len2, xdrop, table, ent_lo, ent_hi)
                 if extent > diag_end[bucket]:
                     diag_end[bucket] = extent
-                if score < hspthresh:
-                    continue
                 r1 = left
                 r2 = left - diag
+                if score < hspthresh:
+                    if report == 0 or _segment_score(t, q, r1, r2, length, table) < hspthresh:
+                        continue
+                    length = -1 - length            # (failed by the entropy adjustment)
+                    score = block
         if n == out.shape[0]:
             out = grow(out, n + 1)
         out[n, 0] = r1

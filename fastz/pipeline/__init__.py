@@ -58,7 +58,17 @@ def _refuse_unsupported(opts: Options) -> None:
             # (lastz has no seed table to write then and dies of a segmentation fault)
             missing.append(f"--showtable or --tableonly with {flag} "
                            "(lastz 1.04.22 crashes on it)")
-    if "hspid" in (opts.format_fields or ()):
+    if opts.entropy_report and opts.gfextend and (
+            opts.double_scores or opts.hspthresh_top or opts.segments_file
+            or opts.twins_max is not None or opts.recover_seeds
+            or opts.seed_filter_matches is not None or opts.exact is not None
+            or opts.mismatch is not None
+            or any(k in extra for k in ("queryhsplimit", "queryhspbest", "anyornone",
+                                        "limitperquery", "chores"))):
+        # (LASTZ's lines come from inside those searches; only the default one says them)
+        missing.append("--entropy=report with the double scores, an adaptive or immediate "
+                       "HSP limit, --segments, --chores or a seed-hit processor other than "
+                       "the default")
         # (LASTZ's run-wide count of HSPs entering its tables, carried by anchors and
         # alignments: not tracked by fastz, which would print a wrong number)
         missing.append("the general format's hspid field")
@@ -184,6 +194,7 @@ class Aligner:
         # short strands (reads) may be searched many at once (``strands``): where no
         # strand's search depends on another's result or on a window of its own
         self.batch_search = (self.index is not None and self.backend == "cpu"
+                             and not o.entropy_report
                              and self.census is None and self.chores is None
                              and o.segments_file is None and not o.self_compare
                              and not o.mirrors_hsps and not o.mirrors)
@@ -222,14 +233,15 @@ class Aligner:
     NO_THRESHOLD = -(1 << 62)
 
     def find_hsps(self, query: Sequence, strand: str, unmerged: bool = False,
-                  stop_after: int = -1, every: bool = False, threads: int = 1, say=None):
+                  stop_after: int = -1, every: bool = False, threads: int = 1, say=None,
+                  entropy_failures: list | None = None):
         """The HSPs (or seed hits) of one query strand buffer, in discovery order.
         ``unmerged``: leave --twins/--recoverseeds HSPs as found (the caller counts or
         chooses them first, then calls ``finish_hsps``, as LASTZ does); ``stop_after``:
         see ``filtering.find_hsps``; ``every``: every x-drop extension, with no
         threshold and no entropy adjustment (for ``K=top``'s table, on the CPU);
         ``threads``: threads the CPU search may use (``filtering.search_parts``);
-        ``say``: see ``filtering.find_hsps``."""
+        ``say``, ``entropy_failures``: see ``filtering.find_hsps``."""
         st = _stages()
         o = self.opts
         thresh, entropy, gfextend, backend = ((self.NO_THRESHOLD, False, True, "cpu") if every
@@ -244,7 +256,8 @@ class Aligner:
                 self_strand=strand if o.self_compare else None,
                 processor=self.processor(unmerged), backend=backend, stop_after=stop_after,
                 threads=threads, window=None if query.chore is None else query.chore.bounds,
-                double=o.double_scores and not every, say=say)
+                double=o.double_scores and not every, say=say,
+                entropy_failures=entropy_failures)
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -278,6 +291,7 @@ class Aligner:
         o = self.opts
         t0 = time.perf_counter()
         shortfall = []              # (written with the strand: see _align)
+        entropy_failures = [] if o.entropy_report else None
         if hsps is not None:
             pass
         elif self.segments is not None:
@@ -285,7 +299,8 @@ class Aligner:
         else:
             # (the search takes this strand's share of the cores round by round)
             hsps = self.find_hsps(query, strand, threads=threads,
-                                  say=lambda *at: shortfall.append(at))
+                                  say=lambda *at: shortfall.append(at),
+                                  entropy_failures=entropy_failures)
         if o.mirrors_hsps and not mirrored:                     # --self (issue 6)
             from .mirror import mirror_hsps
             hsps = mirror_hsps(hsps, strand_length(self.target.chars),
@@ -339,6 +354,8 @@ class Aligner:
         res = StrandResult(query, strand, alns)
         if shortfall:
             res.stats["shortfall"] = shortfall[0]
+        if entropy_failures:
+            res.stats["entropy_report"] = "".join(entropy_failures)
         if trunc is not None and trunc.shape[0]:
             res.stats["truncations"] = trunc
         if o.gapped and over:
@@ -812,6 +829,9 @@ def _align(aligner: Aligner, out) -> None:
                 query_first = res.stats.pop("query_first", None)
                 if verbose:
                     sys.stderr.write(_searching(o, query_file, res, query_first))
+                entropy = res.stats.pop("entropy_report", None)
+                if entropy:                                 # (--entropy=report)
+                    sys.stderr.write(entropy)
                 shortfall = res.stats.pop("shortfall", None)
                 if shortfall is not None:
                     say_shortfall(*shortfall)

@@ -32,6 +32,7 @@ from functools import partial
 import numpy as np
 
 from ..errors import OptionsError
+from ..kernels import cells
 from ..kernels import filtering as kfilt
 from ..kernels import hitproc as khit
 from ..kernels import seeding as kseed
@@ -167,7 +168,8 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
               processor: HitProcessor | None = None, backend: str = "cpu",
               stop_after: int = -1, threads: int = 1,
               window: tuple[int, int, int, int] | None = None,
-              double: bool = False, say=None, cores=None) -> np.ndarray:
+              double: bool = False, say=None, cores=None,
+              entropy_failures: list | None = None) -> np.ndarray:
     """HSPs (or seed hits) of one query strand against the indexed target, in LASTZ's
     discovery order.
 
@@ -232,6 +234,10 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     say : callable, optional
         ``say(pos1, pos2)``: the seed-hit queue overflowed (``--twins``); default:
         LASTZ's warning on stderr, once per process.
+    entropy_failures : list, optional
+        ``--entropy=report`` (default processor, integer scores): receives LASTZ's line
+        for each HSP the entropy adjustment takes below the threshold, in search order
+        (the search then runs on the CPU, in one thread).
 
     Returns
     -------
@@ -289,7 +295,8 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         n_raw = 0
     else:
         qcodes = kseed.char_codes(q)
-        if backend in ("gpu", "twin") and stop_after < 0 and window is None:
+        report = entropy_failures is not None and mode == kfilt.MODE_XDROP
+        if backend in ("gpu", "twin") and stop_after < 0 and window is None and not report:
             from ..kernels import device
             from .gpu_seeding import search_strand_device
             engine = "twin" if backend == "twin" or device.twin() else "gpu"
@@ -302,14 +309,17 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                     spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
                     trans, t, q, qcodes, len1, len2,
                     table, int(xdrop), kthresh, ent_lo, ent_hi, mode)
-            if threads > 1 and stop_after < 0 and len2 >= PARTS_MIN_QUERY:
+            if threads > 1 and stop_after < 0 and len2 >= PARTS_MIN_QUERY and not report:
                 rows, n_raw, parts = search_parts(args, len2, self_mode, threads, lims,
                                                   cores or free_cores)
                 if stats is not None:
                     stats["seed_parts"] = stats.get("seed_parts", 0) + parts
             else:
                 rows, n_raw = kfilt.search_strand(*args, kfilt.diag_hash(len2), self_mode,
-                                                  stop_after, kfilt.BLOCK_HITS, *lims)
+                                                  stop_after, kfilt.BLOCK_HITS, *lims,
+                                                  int(report))
+                if report:
+                    rows = _entropy_failures(rows, t, q, table, entropy_failures)
     hsps = _as_hsps(rows)
     if double and mode == kfilt.MODE_XDROP:
         hsps = double_hsps(hsps, t, q, table, hspthresh, entropy)
@@ -442,6 +452,21 @@ def _general_setup(spec, hp: HitProcessor, hspthresh: int, entropy: bool):
     care = (np.frombuffer(spec.pattern.encode(), np.uint8) != ord("0")).astype(np.uint8) \
         if hp.cares_only else np.zeros(0, np.uint8)
     return ent, care
+
+
+def _entropy_failures(rows: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.ndarray,
+                      lines: list) -> np.ndarray:
+    """The search's rows without those ``process_hits`` marked as failed by the entropy
+    adjustment, for which LASTZ's ``--entropy=report`` lines are added to ``lines``."""
+    failed = rows[:, 2] < 0
+    for pos1, pos2, neg, block in rows[failed].tolist():
+        length = -1 - neg
+        score = int(kfilt.score_segments(t, q, np.array([pos1]), np.array([pos2]),
+                                         np.array([length]), table)[0])
+        factor = cells.entropy(t, q, pos1, pos2, length)
+        lines.append(f"hit of score {score} at {pos1}/{pos2}#{length} (diag {pos1 - pos2}"
+                     f" had block at {block}) fails entropy filter ({factor:f})\n")
+    return rows[~failed] if failed.any() else rows
 
 
 def shortfall_line(pos1: int, pos2: int) -> str:

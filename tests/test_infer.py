@@ -148,6 +148,8 @@ def test_infscores_with_round_files(shared_pairs, tmp_path):
 FAILURES = [
     ("foo=1\n", ()),
     ("step\n", ()),
+    ("#" + "x" * 199 + "\nstep=1\n", ()),              # 201 bytes with its newline
+    ("step=1\n#" + "x" * 200, ()),                      # 201 bytes, no newline
     ("entropy=maybe\n", ()),
     ("min_identity=20%\nmax_identity=90\n", ()),
     ("step=0\n", ()),

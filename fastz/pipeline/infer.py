@@ -102,12 +102,16 @@ def read_control(path: str, ctl: Control) -> Control:
                          f" ({exc.strerror or exc})") from None
     text = raw.decode("latin-1")
     lines = text.split("\n")
-    if lines and lines[-1] == "":
+    ends_in_newline = bool(lines) and lines[-1] == ""
+    if ends_in_newline:
         lines.pop()
     pct_mode = None                 # min/max_identity: as percentiles or not (-1 in C)
     have = set()
     for num, line in enumerate(lines, 1):
-        if len(line) >= LINE_MAX and num < len(lines):
+        # (fgets reads LINE_MAX bytes at a time: a line that needs another read, its
+        # newline included, is too long)
+        newline = num < len(lines) or ends_in_newline
+        if len(line) + newline > LINE_MAX:
             raise InputError(f"line is too long ({path}: line {num})")
         line = line.split("#", 1)[0].strip(" \t\r\v\f")
         if not line:

@@ -69,6 +69,7 @@ class Control:
     hsp: float | None = None        # hsp_threshold (None: the run's --hspthresh)
     hsp_kind: str = AS_GIVEN
     gapped_top: str | None = None   # an adaptive gapped_threshold (lastz_D refuses it)
+    gapped_given: bool = False      # gapped_threshold set (the run's then does not count)
     gap_open: float = WORST_POSSIBLE        # (WORST_POSSIBLE: not given)
     gap_open_kind: str = AS_GIVEN
     gap_extend: float = WORST_POSSIBLE
@@ -203,6 +204,7 @@ def _ratio_value(ctl: Control, val: str) -> tuple[float, str]:
 
 def _threshold(ctl: Control, name: str, val: str) -> None:
     hsp = name == "hsp_threshold"
+    ctl.gapped_given |= not hsp
     if val.startswith("top"):
         if hsp:
             raise OptionsError("not yet supported by fastz_D: an adaptive hsp_threshold "
@@ -383,7 +385,7 @@ def scores_file_name(pattern: str, round_id: str) -> str:
 def check_control(ctl: Control, opts: Options) -> None:
     """lastz_D's refusals at the start of the inference (``drive_scoring_inference``),
     and what fastz_D does not reproduce."""
-    top = ctl.gapped_top or opts.gappedthresh_top
+    top = ctl.gapped_top if ctl.gapped_given else opts.gappedthresh_top
     if top:
         raise OptionsError(f"drive_scoring_inference can't handle score threshold {top}")
     if ((ctl.min_coverage or 0) > 0 or (ctl.max_coverage is not None and ctl.max_coverage < 100)

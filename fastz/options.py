@@ -457,6 +457,9 @@ class Options:
                 raise OptionsError(f"can't use --infer[only] and {clash} together"
                                    if clash != "--segments" else
                                    "--segments can't be used with --infer[only]")
+        if self.show_defaults is not None:
+            raise OptionsError("not yet supported by fastz_D: --show=defaults with "
+                               "--inferonly (lastz_D 1.04.22 crashes on it)")
         if "inferonly" not in x:
             # (lastz_D then aligns with the inferred scores, which have fractions: the
             # gapped extension would need fractional scores)

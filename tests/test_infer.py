@@ -105,6 +105,25 @@ def test_inferred_scores_match_lastz_D(pair, control, words, shared_pairs, tmp_p
     assert got.stderr == want.stderr
 
 
+def test_markend_goes_to_the_output(shared_pairs, tmp_path):
+    """--markend: lastz_D's end line follows the scores on stdout, or is all --output
+    holds when the scores go to --infscores."""
+    cwd = shared_pairs / "dengue1_vs_dengue2"
+    want, got = _both(["target.fa", "query.fa", "--inferonly", "--markend"], cwd)
+    assert want.returncode == 0 and got.returncode == 0, got.stderr
+    assert want.stdout.endswith(b"\n# lastz end-of-file\n") and got.stdout == want.stdout
+    files = {}
+    for program in ("lastz_D", "fastz_D"):
+        d = tmp_path / program
+        d.mkdir()
+        res = _run(program, ["target.fa", "query.fa", "--inferonly", "--markend",
+                             f"--infscores={d / 'sc.txt'}", f"--output={d / 'o'}"], cwd)
+        assert res.returncode == 0 and res.stdout == b"", res.stderr
+        files[program] = ((d / "o").read_bytes(), (d / "sc.txt").read_bytes())
+    assert files["fastz_D"] == files["lastz_D"]
+    assert files["lastz_D"][0] == b"# lastz end-of-file\n"
+
+
 def test_infscores_file_and_output_file(shared_pairs, tmp_path):
     """--infscores=FILE gets the scoring set and stdout nothing; --output is created
     empty, as lastz_D does."""
@@ -164,6 +183,18 @@ FAILURES = [
     (None, ("--scores=none.txt",)),
     (None, ("--gap=400,30",)),
 ]
+
+
+@pytest.mark.parametrize("word,why", [("--show=defaults", "crashes"),   # lastz_D's fault
+                                      ("--rdotplot=plot.txt", "--rdotplot"),
+                                      ("--twins=10..50", "seed-hit processor")])
+def test_what_fastz_D_does_not_follow_is_refused(word, why, shared_pairs, tmp_path):
+    res = _run("fastz_D", [str(shared_pairs / "dengue1_vs_dengue2" / f)
+                           for f in ("target.fa", "query.fa")] + ["--inferonly", word], tmp_path)
+    err = res.stderr.decode()
+    assert res.returncode == 1 and err.count("\n") == 1, err
+    assert "not yet supported by fastz_D" in err and why in err, err
+    assert not (tmp_path / "plot.txt").exists()
 
 
 @pytest.mark.parametrize("text,words", FAILURES)

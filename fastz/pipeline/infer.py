@@ -402,7 +402,9 @@ def check_control(ctl: Control, opts: Options) -> None:
                            "--recoverseeds, --exact, --mismatch, --nogfextend)")
     extra = opts.extra or {}
     for on, what in ((opts.stats is not None, "--stats"),
-                     ("queryhspbest" in extra, "--queryhspbest")):
+                     ("queryhspbest" in extra, "--queryhspbest"),
+                     # (lastz_D plots every round's HSPs there)
+                     (opts.rdotplot is not None, "--rdotplot")):
         if on:
             raise OptionsError(f"not yet supported by fastz_D: --inferonly with {what}")
 
@@ -629,7 +631,7 @@ def run_inference(opts: Options) -> int:
         with output_stream(scores_file_name(dest, f"s{round_no:03d}")) as out:
             out.write(scores_text(sub4, None, False, (thresh, xdrop)))
 
-    with output_stream(opts.output):            # (LASTZ creates it, and writes nothing)
+    with output_stream(opts.output) as main:    # (LASTZ creates it: nothing else in it)
         opts = opts.resolved(scoreset_from_options(opts))
         opts.validate()
         sub4, gap_open, gap_extend = infer_scores(
@@ -637,4 +639,6 @@ def run_inference(opts: Options) -> int:
         text = scores_text(sub4, (gap_open, gap_extend), ctl.write_int)
         with output_stream(None if dest is None else scores_file_name(dest, "")) as out:
             out.write(text)
+        if opts.markend:
+            main.write("# lastz end-of-file\n")
     return 0

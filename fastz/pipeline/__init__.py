@@ -69,6 +69,7 @@ def _refuse_unsupported(opts: Options) -> None:
         missing.append("--entropy=report with the double scores, an adaptive or immediate "
                        "HSP limit, --segments, --chores or a seed-hit processor other than "
                        "the default")
+    if "hspid" in (opts.format_fields or ()):
         # (LASTZ's run-wide count of HSPs entering its tables, carried by anchors and
         # alignments: not tracked by fastz, which would print a wrong number)
         missing.append("the general format's hspid field")

@@ -40,10 +40,7 @@ def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
     each = gapped and per_alignment(opts)
     if not len(alns) or not (_table_filters(opts) or each):
         return alns
-    keep = np.ones(len(alns), bool)
-    _table_keep(keep, alns, target, query.chars, None,
-                SeqInfo(query, query.revcomp, "seq2").true_lengths(alns.beg2)
-                if _wants_coverage(opts) else None, opts, min_match_count(opts, query))
+    keep = _strand_keep(alns, target, query, opts)
     if each:
         idx = np.flatnonzero(keep)
         every = views(alns, target.chars, query.chars, not gapped)
@@ -65,12 +62,18 @@ def filter_hsps(hsps: np.ndarray, target: Sequence, query: Sequence,
     LASTZ does to them before chaining them (``finish_one_strand``)."""
     if not hsps.shape[0] or not _table_filters(opts):
         return hsps
-    keep = np.ones(hsps.shape[0], bool)
-    alns = Alignments.from_hsps(hsps)
+    return hsps[_strand_keep(Alignments.from_hsps(hsps), target, query, opts)]
+
+
+def _strand_keep(alns: Alignments, target: Sequence, query: Sequence,
+                 opts: Options) -> np.ndarray:
+    """Per alignment of one query strand: whether identity, coverage, nmatch and
+    nmismatch pass (``_table_keep``)."""
+    keep = np.ones(len(alns), bool)
     _table_keep(keep, alns, target, query.chars, None,
                 SeqInfo(query, query.revcomp, "seq2").true_lengths(alns.beg2)
                 if _wants_coverage(opts) else None, opts, min_match_count(opts, query))
-    return hsps[keep]
+    return keep
 
 
 def per_alignment(opts: Options) -> bool:

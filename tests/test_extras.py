@@ -496,10 +496,13 @@ def test_entropy_report_where_fastz_cannot_say_it_is_refused(shared_pairs):
     import sys
 
     from parity_cases import fastz_env
-    for prog, words in (("fastz.double", ("--entropy=report",)),
-                        ("fastz", ("--entropy=report", "--twins=10..100"))):
-        res = subprocess.run([sys.executable, "-m", prog, *TQ, *words],
-                             cwd=shared_pairs / "mito_human_orang", capture_output=True,
+    for prog, pair, words in (
+            ("fastz.double", "mito_human_orang", (*TQ, "--entropy=report")),
+            ("fastz", "mito_human_orang", (*TQ, "--entropy=report", "--twins=10..100")),
+            ("fastz", MLC, ("target.fa[multiple]", "--self", "--entropy=report",
+                            "--format=general:name1,start1,name2,start2"))):
+        res = subprocess.run([sys.executable, "-m", prog, *words],
+                             cwd=shared_pairs / pair, capture_output=True,
                              timeout=600, env=fastz_env())
         err = res.stderr.decode()
         assert res.returncode == 1 and err.count("\n") == 1, err

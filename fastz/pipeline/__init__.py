@@ -138,6 +138,13 @@ class Aligner:
         if verbosity >= 5 and capsule is None:
             sys.stderr.write(f'opening "{self.opts.target}"\n')
         self.target = capsule.target if capsule else load_target(self.opts.target, self.opts)
+        o = self.opts
+        if (o.entropy_report and o.gfextend and o.self_compare and o.strand != "plus"
+                and self.target.partitions is not None):
+            # (the opposite strand's search goes through the general kernel, which says
+            # nothing of the entropy adjustment)
+            raise OptionsError("not yet supported by fastz: --entropy=report with --self "
+                               "on a partitioned target")
         if self.opts.hspthresh_top or self.opts.gappedthresh_top:
             # top<p>% thresholds become base counts once the target length is known
             from .adaptive import resolve_thresholds

@@ -279,9 +279,6 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         # opposite strands of a partitioned sequence (--self on [multiple]): the
         # diagonal test needs the partitions, which only the general kernel takes
         self_mode = 3
-        if entropy_failures is not None and gfextend:
-            raise OptionsError("not yet supported by fastz: --entropy=report with --self "
-                               "on a partitioned target")
         if processor is None:
             processor = default_processor(gfextend, gapped)
 

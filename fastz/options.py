@@ -447,16 +447,15 @@ class Options:
         if not self.double_scores:
             raise OptionsError("scoring inference can't be performed with integer arithmetic;"
                                "  use lastz_D (fastz_D)")
-        for clash, on in (("--segments", self.segments_file is not None),
-                          ("--scores", self.scores_file is not None),
+        if self.segments_file is not None:
+            raise OptionsError("--segments can't be used with --infer[only]")
+        for clash, on in (("--scores", self.scores_file is not None),
                           ("--match (or --unitscores)", self.match_reward is not None),
                           ("--gap (or O=)", "gap_open" in g),
                           ("--gap (or E=)", "gap_extend" in g),
                           ("special substitution scores", bool(self.special_subs))):
             if on:
-                raise OptionsError(f"can't use --infer[only] and {clash} together"
-                                   if clash != "--segments" else
-                                   "--segments can't be used with --infer[only]")
+                raise OptionsError(f"can't use --infer[only] and {clash} together")
         if self.show_defaults is not None:
             raise OptionsError("not yet supported by fastz_D: --show=defaults with "
                                "--inferonly (lastz_D 1.04.22 crashes on it)")

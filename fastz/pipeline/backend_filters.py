@@ -122,11 +122,26 @@ def reported_at_once(opts: Options) -> bool:
             and not opts.recover_seeds and opts.masking == 0
             and not any(k in x for k in ("census", "queryhsplimit", "queryhspbest",
                                          "anyornone", "limitperquery"))
-            and all(v is None for v in (opts.identity_min, opts.identity_max,
-                                        opts.coverage_min, opts.coverage_max,
-                                        opts.continuity_min, opts.continuity_max,
-                                        opts.filter_nmatch, opts.filter_nmismatch,
-                                        opts.filter_ngap, opts.filter_cgap)))
+            and not collects_hsps(opts))
+
+
+def collects_hsps(opts: Options) -> bool:
+    """LASTZ's ``filtering`` (``set_up_hit_processor``): a back-end filter is set that
+    makes it collect gap-free HSPs before printing them: an identity, coverage or
+    continuity range narrower than 0..100 (as C floats), a match count above 0, or a
+    mismatch or gap limit (a match count as a percentage is not one yet)."""
+    return (_narrower(opts.identity_min, opts.identity_max)
+            or _narrower(opts.coverage_min, opts.coverage_max)
+            or _narrower(opts.continuity_min, opts.continuity_max)
+            or (opts.filter_nmatch or 0) > 0
+            or any(v is not None and v >= 0
+                   for v in (opts.filter_nmismatch, opts.filter_ngap, opts.filter_cgap)))
+
+
+def _narrower(lo: float | None, hi: float | None) -> bool:
+    """LASTZ's ``min > 0 || max < 1`` on a percent range kept as C float fractions."""
+    return ((lo is not None and f32(lo / 100.0) > 0)
+            or (hi is not None and f32(hi / 100.0) < 1))
 
 
 def _wants_identity(opts: Options) -> bool:

@@ -459,12 +459,13 @@ def _entropy_failures(rows: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.
     """The search's rows without those ``process_hits`` marked as failed by the entropy
     adjustment, for which LASTZ's ``--entropy=report`` lines are added to ``lines``."""
     failed = rows[:, 2] < 0
-    for pos1, pos2, neg, block in rows[failed].tolist():
-        length = -1 - neg
-        score = int(kfilt.score_segments(t, q, np.array([pos1]), np.array([pos2]),
-                                         np.array([length]), table)[0])
-        factor = cells.entropy(t, q, pos1, pos2, length)
-        lines.append(f"hit of score {score} at {pos1}/{pos2}#{length} (diag {pos1 - pos2}"
+    fails = rows[failed]
+    length = -1 - fails[:, 2]
+    scores = kfilt.score_segments(t, q, fails[:, 0], fails[:, 1], length, table)
+    for (pos1, pos2, _, block), n, score in zip(fails.tolist(), length.tolist(),
+                                               scores.tolist()):
+        factor = cells.entropy(t, q, pos1, pos2, n)
+        lines.append(f"hit of score {score} at {pos1}/{pos2}#{n} (diag {pos1 - pos2}"
                      f" had block at {block}) fails entropy filter ({factor:f})\n")
     return rows[~failed] if failed.any() else rows
 

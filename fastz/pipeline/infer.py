@@ -38,8 +38,9 @@ from ..kernels import filtering as kfilt
 from ..kernels import seeding as kseed
 from ..kernels.alnstats import IDENTITY_BINS, binned_substitutions
 from ..options import Options
-from ..records import strand_length
+from ..records import HSP_DOUBLE_DTYPE, strand_length
 from ..scoring import string_to_double, string_to_int, string_to_score
+from .backend_filters import collects_hsps, filter_hsps
 
 #: LASTZ's ratio kinds for a control-file setting (``ratioNone``, ...)
 AS_GIVEN, TIMES_BEST, TIMES_WORST = "none", "max", "min"
@@ -433,15 +434,15 @@ class Filters:
         nmis = opts.filter_nmismatch if ctl.max_mismatch is None else ctl.max_mismatch
         ngap = opts.filter_ngap if ctl.max_gaps is None else ctl.max_gaps
         cgap = opts.filter_cgap if ctl.max_gap_columns is None else ctl.max_gap_columns
-        # (LASTZ's test: a float fraction above 0 or below 1, a count of 0 or more)
-        self.others = (_below(ident[0], 0, False) or _below(ident[1], 100, True)
-                       or _below(cont[0], 0, False) or _below(cont[1], 100, True)
-                       or any(v is not None and v >= 0 for v in (nmis, ngap, cgap)))
         self.first_count = nmatch or 0
         self.opts = replace(opts, identity_min=ident[0], identity_max=ident[1],
+                            continuity_min=cont[0], continuity_max=cont[1],
                             filter_nmatch=nmatch or None, filter_nmatch_pct=pct,
                             filter_nmismatch=nmis if nmis is not None and nmis >= 0 else None,
+                            filter_ngap=ngap, filter_cgap=cgap,
                             coverage_min=None, coverage_max=None, gapped=True)
+        # (the match count decides apart: see ``collect``)
+        self.others = collects_hsps(replace(self.opts, filter_nmatch=None))
 
     def collect(self, round_no: int, last_query) -> bool:
         """Whether LASTZ collects (and filters) round ``round_no``'s HSPs."""
@@ -451,15 +452,6 @@ class Filters:
         if round_no == 0 or self.opts.filter_nmatch_pct is None:
             return self.first_count > 0
         return min_match_count(self.opts, last_query) > 0
-
-
-def _below(percent: float | None, edge: float, lower: bool) -> bool:
-    """LASTZ's ``minIdentity > 0`` (``lower`` False: the value above ``edge``) or
-    ``maxIdentity < 1`` (``lower``), on the C float fraction of ``percent``."""
-    if percent is None:
-        return False
-    v, e = np.float32(percent / 100), np.float32(edge / 100)
-    return bool(v < e) if lower else bool(v > e)
 
 
 class Inference:
@@ -472,9 +464,10 @@ class Inference:
         self.opts = opts
         self.target = load_target(opts.target, opts)
         step = ctl.step if ctl.step is not None else opts.step
+        self.threads = resolve_workers(opts.workers)
         self.index = build_index(self.target.chars, opts.seed, step, word=opts.word,
                                  max_word_count=(opts.extra or {}).get("maxwordcount"),
-                                 threads=resolve_workers(opts.workers))
+                                 threads=self.threads)
         self.filters = Filters(ctl, opts)
         self.queries = [(seq, reverse_complement_sequence(seq))
                         for seq in iter_queries(opts.query, opts)]
@@ -487,7 +480,6 @@ class Inference:
         spec = self.index.spec
         self.trans = 0 if spec.halfweight else int(opts.transition)
         self.entropy = opts.entropy if ctl.entropy is None else ctl.entropy
-        self.threads = resolve_workers(opts.workers)
         self.codes = {}                 # seed codes of each strand, made once
 
     def _codes(self, q: np.ndarray) -> np.ndarray:
@@ -514,8 +506,6 @@ class Inference:
     def hsps(self, query, masked: np.ndarray, xdrop: float, thresh: float, collect: bool):
         """(pos1, pos2, length) of one query strand's HSPs under the round's scores;
         ``collect``: through the back-end filters."""
-        from ..records import HSP_DOUBLE_DTYPE, Alignments
-        from .backend_filters import filter_alignments
         spec = self.index.spec
         t = self.target.chars
         q = query.chars
@@ -536,14 +526,12 @@ class Inference:
             score = kfilt.entropy_adjusted(t, q, pos1, pos2, length, score,
                                            max(0.0, thresh), 3 * thresh)
         keep = score >= thresh
-        pos1, pos2, length = pos1[keep], pos2[keep], length[keep]
+        h = np.empty(int(keep.sum()), HSP_DOUBLE_DTYPE)
+        h["pos1"], h["pos2"], h["length"], h["score"] = (pos1[keep], pos2[keep],
+                                                         length[keep], score[keep])
         if collect:
-            h = np.empty(pos1.shape[0], HSP_DOUBLE_DTYPE)
-            h["pos1"], h["pos2"], h["length"], h["score"] = pos1, pos2, length, score[keep]
-            alns = filter_alignments(Alignments.from_hsps(h), self.target, query,
-                                     self.filters.opts)
-            pos1, pos2, length = alns.beg1, alns.beg2, alns.end1 - alns.beg1
-        return pos1, pos2, length
+            h = filter_hsps(h, self.target, query, self.filters.opts)
+        return h["pos1"], h["pos2"], h["length"]
 
 
 def infer_scores(opts: Options, ctl: Control, each_round=None

@@ -60,6 +60,17 @@ CASES = [
     # round on, LASTZ filters (and counts plus strands only)
     ("hpylori_26695_vs_J99_Eslice", "pct_match", ()),
     ("hpylori_26695_vs_J99_Eslice", "four", ("--filter=nmatch:0.05%",)),
+    # the other seed-hit processors, in the general kernel compiled for the float
+    # table; twins, recovered hits and --queryhspbest make LASTZ collect (and merge)
+    # the HSPs, so that only plus strands count
+    ("hpylori_26695_vs_J99_Eslice", "four", ("--twins=10",)),
+    ("hpylori_26695_vs_J99_Eslice", "none", ("--twins=0..30", "--seed=match12")),
+    ("hpylori_26695_vs_J99_Eslice", "four", ("--recoverseeds", "--strand=minus")),
+    ("hpylori_26695_vs_J99_Eslice", "none", ("--queryhspbest=3",)),
+    ("hpylori_26695_vs_J99_Eslice", "fractional", ("--filter=1,16", "--identity=60..95")),
+    ("mito_human_orang", "fractional", ("--mismatch=2,30",)),
+    ("dengue1_vs_dengue2", "none", ("--nogfextend",)),
+    ("lastz_pseudocat_vs_pseudopig", "none", ("--filter=cares:2,10",)),
 ]
 
 
@@ -182,19 +193,40 @@ FAILURES = [
     (None, ("--masking=3",)),
     (None, ("--scores=none.txt",)),
     (None, ("--gap=400,30",)),
+    (None, ("--exact=15",)),                             # no mismatch: s[A][C] = -inf
 ]
 
 
-@pytest.mark.parametrize("word,why", [("--show=defaults", "crashes"),   # lastz_D's fault
-                                      ("--rdotplot=plot.txt", "--rdotplot"),
-                                      ("--twins=10..50", "seed-hit processor")])
-def test_what_fastz_D_does_not_follow_is_refused(word, why, shared_pairs, tmp_path):
+def test_what_fastz_D_does_not_follow_is_refused(shared_pairs, tmp_path):
+    """--show=defaults with --inferonly crashes lastz_D: fastz_D refuses it."""
     res = _run("fastz_D", [str(shared_pairs / "dengue1_vs_dengue2" / f)
-                           for f in ("target.fa", "query.fa")] + ["--inferonly", word], tmp_path)
+                           for f in ("target.fa", "query.fa")]
+               + ["--inferonly", "--show=defaults"], tmp_path)
     err = res.stderr.decode()
     assert res.returncode == 1 and err.count("\n") == 1, err
-    assert "not yet supported by fastz_D" in err and why in err, err
-    assert not (tmp_path / "plot.txt").exists()
+    assert "not yet supported by fastz_D" in err and "crashes" in err, err
+
+
+@pytest.mark.parametrize("pair,words", [
+    ("lastz_pseudocat_vs_pseudopig", ("--rdotplot=plot.txt",)),
+    # 46 queries: the names line again each time the query changes, round after round
+    ("mers_ref_vs_46isolates", ("--rdotplot+score=plot.txt", "--identity=90")),
+    ("hpylori_26695_vs_J99_Eslice", ("--rdotplot=plot.txt", "--strand=minus")),
+    ("mito_human_mouse", ("--rdotplot+score=plot.txt", "--nogfextend")),
+])
+def test_dot_plot_of_every_round_matches_lastz_D(pair, words, shared_pairs, tmp_path):
+    """--rdotplot with --inferonly: lastz_D plots each HSP it counts, round after
+    round, both strands (or the plus strand alone where it collects); the same file."""
+    plots = {}
+    for program in ("lastz_D", "fastz_D"):
+        d = tmp_path / program
+        d.mkdir()
+        res = _run(program, [str(shared_pairs / pair / f) for f in ("target.fa", "query.fa")]
+                   + ["--inferonly", *words], d)
+        assert res.returncode == 0, res.stderr.decode()
+        plots[program] = (res.stdout, (d / "plot.txt").read_bytes())
+    assert plots["lastz_D"][1].count(b"\nNA\tNA") > 20
+    assert plots["fastz_D"] == plots["lastz_D"]
 
 
 @pytest.mark.parametrize("text,words", FAILURES)
@@ -252,6 +284,51 @@ def test_fractional_search_finds_what_the_integer_search_finds(shared_pairs):
     frac = kfilt.search_strand_double(*common, masked, 1000.0, -1e300,
                                       kfilt.diag_hash(len(q)))
     assert whole.shape[0] > 500
+    assert np.array_equal(frac, whole.astype(np.float64))
+
+
+@pytest.mark.parametrize("words", [("--twins=10",), ("--recoverseeds",), ("--nogfextend",),
+                                   ("--filter=1,16",), ("--mismatch=2,30",),
+                                   ("--exact=15",)])
+def test_general_search_on_a_float_table_finds_what_the_integer_one_finds(words,
+                                                                          shared_pairs):
+    """kernels.hitproc.search_strand_general compiled for a float table (the inference's
+    other processors) returns float64 rows; with whole-number scores they are the
+    integer compilation's, one for one."""
+    from fastz.kernels import filtering as kfilt
+    from fastz.kernels import hitproc as khit
+    from fastz.kernels import seeding as kseed
+    from fastz.lastz_args import parse_lastz_argv
+    from fastz.pipeline.filtering import (NUC_BITS, _general_setup, default_processor,
+                                          hit_processor)
+    from fastz.pipeline.infer import unit_tables
+    from fastz.pipeline.seeding import build_index
+    t, q = _real_strands(shared_pairs)
+    _, masked = unit_tables(100.0)
+    masked = np.maximum(masked, -1e9)
+    opts = parse_lastz_argv(["t.fa", "q.fa", "--nogapped", *words])
+    hp = hit_processor(opts) or default_processor(False, False)
+    idx = build_index(t, "1110100110010101111", 1)
+    s = idx.spec
+    _, care = _general_setup(s, hp, 0, False)
+    none = np.zeros(0, np.int64)
+    thresh = opts.hspthresh if hp.ext in (khit.EXT_EXACT, khit.EXT_MISMATCH) else 3000
+
+    def search(table, xdrop, hspthresh):
+        blocks = kfilt.DIAG_HASH_SIZE // 16
+        return khit.search_strand_general(
+            idx.dir_, idx.low, idx.pos, idx.low_bits, s.length, s.care_off, s.care_bits,
+            s.flips, s.resolve_off, 1, t, q, kseed.char_codes(q), len(t), len(q), table,
+            NUC_BITS, hp.proc, hp.ext, hp.mismatches, xdrop, hspthresh, 1, 0,
+            hp.min_matches, hp.max_transversions, care, hp.twin_min, hp.twin_max,
+            hp.queue_size, 0, none, none, none, -1, 0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT,
+            np.zeros(kfilt.DIAG_HASH_SIZE, np.int64), np.zeros(kfilt.DIAG_HASH_SIZE, np.int64),
+            np.zeros(blocks, np.uint8), np.zeros(blocks, np.int64))[0]
+
+    whole = search(masked.astype(np.int32), 1000, int(thresh))
+    frac = search(masked, 1000.0, float(thresh))
+    assert whole.dtype == np.int64 and frac.dtype == np.float64
+    assert whole.shape[0] > 20
     assert np.array_equal(frac, whole.astype(np.float64))
 
 

@@ -401,17 +401,24 @@ def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filenam
            "cigar": CigarWriter, "genpaf": GeneralWriter, "text": TextWriter,
            "diffs": DiffsWriter, "none": NoneWriter, "gfa": GfaWriter}[spec.family]
     writer = cls(opts, scores, target, query_filename, out, spec)
-    dotplot = getattr(opts, "rdotplot", None)
-    if dotplot:
-        # LASTZ output.c: a dot plot of every printed alignment, as gap-free segments
-        name = "rdotplot+score" if (opts.extra or {}).get("rdotplot_score") else "rdotplot"
-        try:
-            side_out = open(dotplot, "w", encoding="utf-8", errors="surrogateescape")
-        except OSError as e:
-            raise InputError(f"can't open {dotplot} for writing ({e.strerror})") from None
-        writer.side = GeneralWriter(opts, scores, target, query_filename, side_out,
-                                    parse_format(name))
+    writer.side = dotplot_writer(opts, scores, target, query_filename)
     return writer
+
+
+def dotplot_writer(opts: Options, scores: ScoreSet, target: Sequence,
+                   query_filename: str) -> Writer | None:
+    """``--rdotplot[+score]=FILE``'s writer (LASTZ ``output.c``: a dot plot of every
+    printed alignment, as gap-free segments), FILE opened; None without the option."""
+    from .general import GeneralWriter
+    dotplot = getattr(opts, "rdotplot", None)
+    if not dotplot:
+        return None
+    name = "rdotplot+score" if (opts.extra or {}).get("rdotplot_score") else "rdotplot"
+    try:
+        side_out = open(dotplot, "w", encoding="utf-8", errors="surrogateescape")
+    except OSError as e:
+        raise InputError(f"can't open {dotplot} for writing ({e.strerror})") from None
+    return GeneralWriter(opts, scores, target, query_filename, side_out, parse_format(name))
 
 
 def write_trailer(opts: Options, scores: ScoreSet, target: Sequence, out: TextIO,
@@ -428,5 +435,5 @@ def stdout_for_quirks(opts: Options, out: TextIO) -> TextIO:
     return sys.stdout if opts.output else out
 
 
-__all__ = ["FormatSpec", "Writer", "make_writer", "write_trailer", "parse_format",
+__all__ = ["FormatSpec", "Writer", "make_writer", "dotplot_writer", "write_trailer", "parse_format",
            "threshold_strings", "score_matrix_lines", "seed_string"]

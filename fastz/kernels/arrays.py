@@ -1,6 +1,8 @@
-"""``grow``: how every kernel enlarges a work array it fills."""
+"""``grow``: how every kernel enlarges a work array it fills; ``segment_rows``: the
+table a seed search fills."""
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 
 @njit(cache=True)
@@ -19,3 +21,19 @@ def grow(a, need):
     bigger[:a.shape[0]] = a
     bigger[a.shape[0]:] = 0            # (each byte written once: seed-hit tables grow to 24 MB)
     return bigger
+
+
+def segment_rows(table, n):
+    """An (n, 4) table of segments (pos1, pos2, length, score) found with the score
+    ``table``: int64, or float64 where the scores are fractional (lastz_D's scoring
+    inference), so that a search compiled for a float table keeps each score whole."""
+    return np.empty((n, 4), np.float64 if table.dtype.kind == "f" else np.int64)
+
+
+@overload(segment_rows)
+def _segment_rows(table, n):
+    dtype = np.float64 if isinstance(table.dtype, types.Float) else np.int64
+
+    def impl(table, n):
+        return np.empty((n, 4), dtype)
+    return impl

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from . import cells
-from .arrays import grow
+from .arrays import grow, segment_rows
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
 from .filtering import (AHEAD_DIR, NO_LIMIT, RING, _extend_stops, _hit_excluded,
                         _xdrop_hsp, new_ring, ring_ahead)
@@ -129,12 +129,13 @@ def search_strand_general(dir_, low, pos, low_bits,
     Returns
     -------
     (rows, n_raw, shortfall)
-        ``rows[:, 0..3]`` = pos1, pos2, length, score in report order; ``n_raw`` the
-        seed hits enumerated; ``shortfall`` (pos1, pos2) of the first seed-hit-queue
-        overflow, or (-1, -1).
+        ``rows[:, 0..3]`` = pos1, pos2, length, score in report order (int64; float64
+        with a float ``table``, the inference's fractional scores, where ``xdrop`` and
+        ``hspthresh`` are floats too); ``n_raw`` the seed hits enumerated;
+        ``shortfall`` (pos1, pos2) of the first seed-hit-queue overflow, or (-1, -1).
     """
     state, scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
-    out = np.empty((1024, 4), np.int64)
+    out = segment_rows(table, 1024)
     n = 0
     fresh = True
     # (resumed with a larger table where it filled; search_strands_general repeats

@@ -16,7 +16,9 @@ arithmetic in its order:
 * the gap-free search runs with the fractional scores (float64 table and x-drop,
   ``kernels.filtering.search_strand_double``), each HSP's score being the double sum
   lastz_D forms, then entropy-adjusted and held to the threshold as lastz_D does
-  (``entropy_adjusted``);
+  (``entropy_adjusted``); the other seed-hit processors (``--twins``,
+  ``--recoverseeds``, ``--filter``, ``--exact``, ``--mismatch``, ``--nogfextend``) run
+  ``kernels.hitproc``'s search compiled for the float table;
 * the search's masked table is LASTZ's: built once from the scaled unit scores, and
   only its upper-case ACGT entries replaced by each round's scores (``repair_scores``);
 * the percentile cut compares C ``float`` products, as LASTZ's does;
@@ -35,12 +37,16 @@ import numpy as np
 
 from ..errors import InputError, OptionsError
 from ..kernels import filtering as kfilt
+from ..kernels import hitproc as khit
 from ..kernels import seeding as kseed
 from ..kernels.alnstats import IDENTITY_BINS, binned_substitutions
 from ..options import Options
-from ..records import HSP_DOUBLE_DTYPE, strand_length
+from ..records import HSP_DOUBLE_DTYPE, Alignments, StrandResult, strand_length
 from ..scoring import string_to_double, string_to_int, string_to_score
+from .anchors import merge_segments
 from .backend_filters import collects_hsps, filter_hsps
+from .filtering import (NUC_BITS, _diag_tables, _general_setup, default_processor,
+                        hit_processor, say_shortfall)
 
 #: LASTZ's ratio kinds for a control-file setting (``ratioNone``, ...)
 AS_GIVEN, TIMES_BEST, TIMES_WORST = "none", "max", "min"
@@ -396,18 +402,8 @@ def check_control(ctl: Control, opts: Options) -> None:
         raise OptionsError("Gap scoring inference has not been shown to produce useful "
                            "results and is currently blocked.  To unblock gap scoring "
                            "inference, contact the author.")
-    from .filtering import hit_processor
-    if not opts.gfextend or hit_processor(opts) is not None:
-        raise OptionsError("not yet supported by fastz_D: --inferonly with a seed-hit "
-                           "processor other than the x-drop extension (--filter, --twins, "
-                           "--recoverseeds, --exact, --mismatch, --nogfextend)")
-    extra = opts.extra or {}
-    for on, what in ((opts.stats is not None, "--stats"),
-                     ("queryhspbest" in extra, "--queryhspbest"),
-                     # (lastz_D plots every round's HSPs there)
-                     (opts.rdotplot is not None, "--rdotplot")):
-        if on:
-            raise OptionsError(f"not yet supported by fastz_D: --inferonly with {what}")
+    if opts.stats is not None:
+        raise OptionsError("not yet supported by fastz_D: --inferonly with --stats")
 
 
 class Filters:
@@ -420,9 +416,10 @@ class Filters:
     the minus strand of a query searched on both (``align_for_stats`` continues past it):
     only plus-strand HSPs are counted then.  A match count given as a percentage only
     becomes a count (per query) during a round, so it weighs in that choice from the
-    second round on, as the last query's count."""
+    second round on, as the last query's count.  ``collected``: LASTZ collects the
+    HSPs whatever the filters (a processor whose segments it merges, --queryhspbest)."""
 
-    def __init__(self, ctl: Control, opts: Options):
+    def __init__(self, ctl: Control, opts: Options, collected: bool = False):
         ident = (opts.identity_min, opts.identity_max)
         if ctl.min_identity is not None:
             ident = (None, None) if ctl.percentile else (ctl.min_identity, ctl.max_identity)
@@ -442,7 +439,7 @@ class Filters:
                             filter_ngap=ngap, filter_cgap=cgap,
                             coverage_min=None, coverage_max=None, gapped=True)
         # (the match count decides apart: see ``collect``)
-        self.others = collects_hsps(replace(self.opts, filter_nmatch=None))
+        self.others = collected or collects_hsps(replace(self.opts, filter_nmatch=None))
 
     def collect(self, round_no: int, last_query) -> bool:
         """Whether LASTZ collects (and filters) round ``round_no``'s HSPs."""
@@ -468,7 +465,14 @@ class Inference:
         self.index = build_index(self.target.chars, opts.seed, step, word=opts.word,
                                  max_word_count=(opts.extra or {}).get("maxwordcount"),
                                  threads=self.threads)
-        self.filters = Filters(ctl, opts)
+        # LASTZ's hit processor with the inference's settings (no chaining, no gapped
+        # extension): None for the default (x-drop, one hit per diagonal extent)
+        hp = hit_processor(replace(opts, gapped=False, chain=False))
+        if hp is None and not opts.gfextend:
+            hp = default_processor(False, False)
+        self.hp = hp
+        self.filters = Filters(ctl, opts, collected=(hp is not None and hp.merge)
+                               or "queryhspbest" in (opts.extra or {}))
         self.queries = [(seq, reverse_complement_sequence(seq))
                         for seq in iter_queries(opts.query, opts)]
         # LASTZ "rewinds" a query file of one sequence by keeping the sequence as the
@@ -481,6 +485,12 @@ class Inference:
         self.trans = 0 if spec.halfweight else int(opts.transition)
         self.entropy = opts.entropy if ctl.entropy is None else ctl.entropy
         self.codes = {}                 # seed codes of each strand, made once
+        # --rdotplot: lastz_D plots every HSP it counts, round after round
+        self.plot = None
+        if opts.rdotplot is not None:
+            from ..io.formats import dotplot_writer
+            from ..scoring import scoreset_from_options
+            self.plot = dotplot_writer(opts, scoreset_from_options(opts), self.target, "")
 
     def _codes(self, q: np.ndarray) -> np.ndarray:
         if id(q) not in self.codes:
@@ -488,50 +498,79 @@ class Inference:
         return self.codes[id(q)]
 
     def counted(self, round_no: int) -> tuple[list, bool]:
-        """(the query strands whose HSPs round ``round_no`` (from 0) counts, whether
-        they are filtered).  With a back-end filter, a query searched on both strands
-        counts its plus strand only (see ``Filters``)."""
+        """(the (query strand buffer, strand) pairs whose HSPs round ``round_no`` (from
+        0) counts, whether they are filtered).  With a back-end filter, a query
+        searched on both strands counts its plus strand only (see ``Filters``)."""
         strand = self.opts.strand
         collect = bool(self.queries) and self.filters.collect(round_no, self.queries[-1][0])
         out = []
         for plus, minus in self.queries:
             if strand == "minus":
-                out.append(plus if self.alternate and round_no % 2 else minus)
+                out.append((plus, "+") if self.alternate and round_no % 2 else (minus, "-"))
                 continue
-            out.append(plus)
+            out.append((plus, "+"))
             if strand == "both" and not collect:
-                out.append(minus)
+                out.append((minus, "-"))
         return out, collect
 
-    def hsps(self, query, masked: np.ndarray, xdrop: float, thresh: float, collect: bool):
-        """(pos1, pos2, length) of one query strand's HSPs under the round's scores;
-        ``collect``: through the back-end filters."""
+    def hsps(self, query, masked: np.ndarray, xdrop: float, thresh: float,
+             collect: bool) -> np.ndarray:
+        """One query strand's HSPs (HSP_DOUBLE_DTYPE, in LASTZ's order) under the
+        round's scores; ``collect``: through the back-end filters."""
         spec = self.index.spec
         t = self.target.chars
         q = query.chars
         len1, len2 = strand_length(t), strand_length(q)
+        hp = self.hp
         if len2 < spec.length:
             rows = np.zeros((0, 4))
-        else:
+        elif hp is None:
             rows = kfilt.search_strand_double(
                 self.index.dir_, self.index.low, self.index.pos, self.index.low_bits,
                 spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
                 self.trans, t, q, self._codes(q), len1, len2, masked, float(xdrop),
                 float(thresh), kfilt.diag_hash(len2))
+        else:
+            rows = self._general(hp, t, q, len1, len2, masked, xdrop, thresh)
         pos1 = rows[:, 0].astype(np.int64)
         pos2 = rows[:, 1].astype(np.int64)
         length = rows[:, 2].astype(np.int64)
         score = np.ascontiguousarray(rows[:, 3])
-        if self.entropy:
-            score = kfilt.entropy_adjusted(t, q, pos1, pos2, length, score,
-                                           max(0.0, thresh), 3 * thresh)
-        keep = score >= thresh
-        h = np.empty(int(keep.sum()), HSP_DOUBLE_DTYPE)
-        h["pos1"], h["pos2"], h["length"], h["score"] = (pos1[keep], pos2[keep],
-                                                         length[keep], score[keep])
+        if hp is None or hp.ext == khit.EXT_XDROP:
+            # (the kernels leave lastz_D's entropy adjustment and the threshold after it
+            # to this: an exact or mismatch extension had its length threshold there)
+            if self.entropy:
+                score = kfilt.entropy_adjusted(t, q, pos1, pos2, length, score,
+                                               max(0.0, thresh), 3 * thresh)
+            keep = score >= thresh
+            pos1, pos2, length, score = pos1[keep], pos2[keep], length[keep], score[keep]
+        h = np.empty(pos1.shape[0], HSP_DOUBLE_DTYPE)
+        h["pos1"], h["pos2"], h["length"], h["score"] = pos1, pos2, length, score
         if collect:
+            # (LASTZ finish_one_strand: merged where its processor asks, then filtered)
+            if hp is not None and hp.merge:
+                h = merge_segments(h)
             h = filter_hsps(h, self.target, query, self.filters.opts)
-        return h["pos1"], h["pos2"], h["length"]
+        return h
+
+    def _general(self, hp, t, q, len1, len2, masked, xdrop, thresh) -> np.ndarray:
+        """A strand's segments through ``kernels.hitproc`` (a processor other than the
+        default), compiled for the float table: float64 rows, with the scores before
+        any entropy adjustment."""
+        spec = self.index.spec
+        _, care = _general_setup(spec, hp, 0, False)
+        none = np.zeros(0, np.int64)
+        rows, _, shortfall = khit.search_strand_general(
+            self.index.dir_, self.index.low, self.index.pos, self.index.low_bits,
+            spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
+            self.trans, t, q, self._codes(q), len1, len2, masked, NUC_BITS,
+            hp.proc, hp.ext, hp.mismatches, float(xdrop), float(thresh), 1.0, 0.0,
+            hp.min_matches, hp.max_transversions, care, hp.twin_min, hp.twin_max,
+            hp.queue_size, 0, none, none, none, -1, 0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT,
+            *_diag_tables())
+        if shortfall[0] >= 0:
+            say_shortfall(int(shortfall[0]), int(shortfall[1]))
+        return rows
 
 
 def infer_scores(opts: Options, ctl: Control, each_round=None
@@ -555,8 +594,12 @@ def infer_scores(opts: Options, ctl: Control, each_round=None
         hsp_ratio *= 1.0 / best
     elif ctl.hsp_kind == TIMES_WORST:
         hsp_ratio *= (-worst) / best
-    with ThreadPoolExecutor(max_workers=run.threads) as pool:
-        sub4 = _rounds(run, ctl, pool, masked, sub4, hsp_ratio, each_round)
+    try:
+        with ThreadPoolExecutor(max_workers=run.threads) as pool:
+            sub4 = _rounds(run, ctl, pool, masked, sub4, hsp_ratio, each_round)
+    finally:
+        if run.plot is not None:
+            run.plot.out.close()
     best, worst = float(sub4.max()), float(sub4.min())
     ratios = {AS_GIVEN: 1.0 / best, TIMES_WORST: (-worst) / best, TIMES_BEST: 1.0}
     return (sub4, gap_open * ratios[open_kind] * best,
@@ -567,7 +610,6 @@ def _rounds(run: Inference, ctl: Control, pool, masked: np.ndarray, sub4: np.nda
             hsp_ratio: float, each_round=None) -> np.ndarray:
     """LASTZ's phase I: align, count, infer until the scores come back to a set seen
     before; returns the last inferred 4x4 scores (``masked`` is updated as it goes)."""
-    from .filtering import NUC_BITS
     past = [(sub4[0, 0], sub4[3, 3], sub4[0, 1], sub4[0, 2], sub4[0, 3], sub4[1, 2])]
     acgt = [ord(c) for c in NUCS]
     for round_no in range(max(0, min(ctl.sub_iterations, MAX_SUB_ITERATIONS))):
@@ -579,10 +621,13 @@ def _rounds(run: Inference, ctl: Control, pool, masked: np.ndarray, sub4: np.nda
         coverage = np.zeros(IDENTITY_BINS + 1, np.int64)
         queries, collect = run.counted(round_no)
         # (the strands are searched in threads: the kernels release the GIL)
-        found = pool.map(lambda q: run.hsps(q, masked, xdrop, thresh, collect), queries)
-        for query, (pos1, pos2, length) in zip(queries, found):
-            binned_substitutions(pos1, pos2, length, run.target.chars, query.chars,
-                                 NUC_BITS, subs, coverage)
+        found = pool.map(lambda qs: run.hsps(qs[0], masked, xdrop, thresh, collect),
+                         queries)
+        for (query, strand), h in zip(queries, found):
+            binned_substitutions(h["pos1"], h["pos2"], h["length"], run.target.chars,
+                                 query.chars, NUC_BITS, subs, coverage)
+            if run.plot is not None and h.shape[0]:
+                run.plot.write(StrandResult(query, strand, Alignments.from_hsps(h)))
         if ctl.percentile:
             percentile_cut(subs, coverage, _c_float(ctl.min_identity),
                            _c_float(ctl.max_identity))

@@ -84,7 +84,7 @@ def _enqueue(qprev, qblock, qpos2, qdiag, last, state, pos1, pos2, is_block, col
     qdiag[k] = diag
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search_strand_general(dir_, low, pos, low_bits,
                           seed_len, care_off, care_bits, flips, resolve_off, trans,
                           t, q, qcodes, len1, len2, table, bits,

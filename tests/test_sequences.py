@@ -586,10 +586,16 @@ def test_errors_for_missing_and_unsupported(lastz_data, tmp_path):
 ])
 def test_checking_queries_fails_as_scanning_them(tmp_path, text, spec):
     """check_queries (the run's up-front check) raises what reading every query does."""
-    from fastz.io.sequences import check_queries, scan_queries
     path = tmp_path / "q.fa"
     path.write_text(text)
-    query = str(path) + spec
+    want = _check_outcomes(str(path) + spec)
+    assert (want is None) == (text.count("!") == 0 and spec == "" and text != "")
+
+
+def _check_outcomes(query: str, opts=OPTS):
+    """The message of reading every query (None: no error), once check_queries is
+    seen to give the same."""
+    from fastz.io.sequences import check_queries, scan_queries
 
     def outcome(fn):
         try:
@@ -597,6 +603,73 @@ def test_checking_queries_fails_as_scanning_them(tmp_path, text, spec):
         except InputError as exc:
             return str(exc)
         return None
-    want = outcome(lambda: list(scan_queries(query, OPTS)))
-    assert outcome(lambda: check_queries(query, OPTS)) == want
-    assert (want is None) == (text.count("!") == 0 and spec == "" and text != "")
+    want = outcome(lambda: list(scan_queries(query, opts)))
+    assert outcome(lambda: check_queries(query, opts)) == want
+    return want
+
+
+@pytest.mark.parametrize("data,bad", [
+    (b">a\nAC>GT\n", True),                       # a '>' inside a line
+    (b">a\nACGT\n  >b\nACGT\n", False),           # blanks before a header's '>'
+    (b">a\rACGT\r>b\rAC!GT\r", True),             # CR line ends only
+    (b">a\r\nACGT\r\n>b\r\nACGT\r\n", False),     # CR-LF
+    (b"ACGT\nAC!G\n", True),                       # no header line
+    (b">a!b>c\nAC12gt\f\n", False),                # anything in a header; digits
+    (b">a\nACRT\n", True),                         # IUPAC without --ambiguous=iupac
+    (b">a\nACGT", False),                          # no line end at the end
+    (b">a\nACGT\n>b\n\n>c\nA\x00C\n", True),      # an empty record, then a NUL
+])
+def test_the_bulk_check_of_a_fasta_file_fails_as_reading_it(tmp_path, data, bad):
+    """check_queries' bulk pass over a whole FASTA file (``fasta.rest_is_clean``) says
+    clean only where reading record by record raises nothing, and otherwise the
+    record-by-record read gives LASTZ's message."""
+    path = tmp_path / "q.fa"
+    path.write_bytes(data)
+    assert (_check_outcomes(str(path)) is not None) == bad
+
+
+def test_the_bulk_check_reads_a_file_of_many_chunks(tmp_path):
+    """Records across the reader's 4 MB chunks, and a line longer than a chunk: a bad
+    byte at the very end is found, and the same file without it is clean."""
+    from fastz.io import fasta
+    rng = np.random.default_rng(5)
+    def letters(alphabet, n):
+        return rng.choice(np.frombuffer(alphabet, np.uint8), n).tobytes()
+    reads = [b">r%d\n" % k + letters(b"ACGTacgtN", 150) + b"\n" for k in range(60_000)]
+    long_line = letters(b"ACGT", 9 << 20)
+    for name, data in (("reads", b"".join(reads)),
+                       ("long", b">x\n" + long_line + b"\n>y\nAC\n")):
+        clean = tmp_path / f"{name}.fa"
+        clean.write_bytes(data)
+        assert len(data) > 2 * fasta.ByteReader(None).chunk
+        assert _check_outcomes(str(clean)) is None
+        dirty = tmp_path / f"{name}_bad.fa"
+        dirty.write_bytes(data.rstrip(b"\n") + b"!\n")
+        assert "bad fasta character" in _check_outcomes(str(dirty))
+        # (the bulk pass itself: clean, then not)
+        for path, want in ((clean, True), (dirty, False)):
+            with open(path, "rb") as f:
+                assert fasta.rest_is_clean(fasta.ByteReader(f), False) is want
+
+
+def test_the_bulk_check_agrees_with_reading_on_random_files(tmp_path):
+    """Random small files from bytes that matter to the FASTA grammar: the up-front
+    check gives exactly what reading every record does, with and without IUPAC."""
+    from dataclasses import replace
+    rng = np.random.default_rng(11)
+    alphabet = np.frombuffer(b"ACGTNacgtn\n\n\n\r> \t!R7", np.uint8)
+    iupac = replace(OPTS, ambiguous_iupac=True)
+    seen = set()
+    for k in range(150):
+        body = rng.choice(alphabet, int(rng.integers(1, 60))).tobytes()
+        data = (b">s\n" if k % 3 else b"") + body
+        path = tmp_path / f"r{k}.fa"
+        path.write_bytes(data)
+        if not data.strip(b" \t\r\n"):
+            continue
+        for opts in (OPTS, iupac):
+            try:
+                seen.add(_check_outcomes(str(path), opts) is None)
+            except InputError:
+                seen.add("empty")       # (no sequence at all: _read_ahead's own error)
+    assert True in seen and False in seen

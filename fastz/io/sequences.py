@@ -595,18 +595,36 @@ def check_queries(spec: str | None, opts) -> None:
     """``scan_queries`` where only its errors are wanted: records that become one
     sequence each and carry no mask file are read and checked without being made
     into sequences (names, masks and the object are half of a short read's load,
-    and none of them can fail without a mask file)."""
+    and none of them can fail without a mask file); a whole FASTA file with no
+    subrange, subset or subsample is first checked in bulk (``fasta.rest_is_clean``),
+    and read record by record only when that finds something."""
     with _read_ahead(spec, opts) as src:
         sp = src.spec
         if sp.multiple or sp.separator is not None or sp.softmask or sp.xmask or sp.nmask:
             for _ in _queries(src):
                 pass
             return
+        bulk = (src.kind == "fasta" and src.names is None and src.every == 1
+                and not (sp.start or sp.end))
         try:
-            while src.next_record() is not None:
-                pass
+            if not bulk:
+                _each_record(src)
+                return
+            if fasta.rest_is_clean(src.reader, src.allow_iupac):
+                return
         finally:
             src.close()
+    # (not plainly clean: read again, record by record, for LASTZ's message)
+    with _read_ahead(spec, opts) as src:
+        try:
+            _each_record(src)
+        finally:
+            src.close()
+
+
+def _each_record(src: _SequenceFile) -> None:
+    while src.next_record() is not None:
+        pass
 
 
 @contextlib.contextmanager

@@ -435,5 +435,5 @@ def stdout_for_quirks(opts: Options, out: TextIO) -> TextIO:
     return sys.stdout if opts.output else out
 
 
-__all__ = ["FormatSpec", "Writer", "make_writer", "dotplot_writer", "write_trailer", "parse_format",
-           "threshold_strings", "score_matrix_lines", "seed_string"]
+__all__ = ["FormatSpec", "Writer", "make_writer", "dotplot_writer", "write_trailer",
+           "parse_format", "threshold_strings", "score_matrix_lines", "seed_string"]

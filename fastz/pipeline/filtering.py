@@ -508,22 +508,33 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
                   say=None) -> np.ndarray:
     """find_hsps through ``kernels.hitproc`` (any processor, extender and filter);
     ``exact``: (threshold, entropy) for ``double_hsps`` (fastz_D)."""
+    rows, n_raw, shortfall = general_search(index, t, q, kseed.char_codes(q), len1, len2,
+                                            table, trans, xdrop, hspthresh, entropy, hp,
+                                            self_mode, part_tables, stop_after, window)
+    return _general_finish(rows, n_raw, shortfall, t, q, table, hp, stats, exact, say)
+
+
+def general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop, hspthresh,
+                   entropy: bool, hp: HitProcessor, self_mode: int = 0, part_tables=None,
+                   stop_after: int = -1, window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)):
+    """``kernels.hitproc.search_strand_general`` of one query strand (``qcodes``: its
+    seed codes), with ``hp``'s settings: (rows, seed hits, shortfall).  A float
+    ``table`` (with float ``xdrop`` and ``hspthresh``) gives float64 rows: the
+    scoring inference's fractional scores."""
     spec = index.spec
+    if len2 < spec.length:
+        return np.zeros((0, 4), np.int64), 0, (-1, -1)
     (ent_lo, ent_hi), care = _general_setup(spec, hp, hspthresh, entropy)
     none = np.zeros(0, np.int64)
     parts = (none, none, none) if part_tables is None else part_tables
-    if len2 < spec.length:
-        rows, n_raw, shortfall = np.zeros((0, 4), np.int64), 0, (-1, -1)
-    else:
-        rows, n_raw, shortfall = khit.search_strand_general(
-            index.dir_, index.low, index.pos, index.low_bits,
-            spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off, trans,
-            t, q, kseed.char_codes(q), len1, len2, table, NUC_BITS,
-            hp.proc, hp.ext, hp.mismatches, xdrop, hspthresh, ent_lo, ent_hi,
-            hp.min_matches, hp.max_transversions, care,
-            hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after, *window,
-            *_diag_tables())
-    return _general_finish(rows, n_raw, shortfall, t, q, table, hp, stats, exact, say)
+    return khit.search_strand_general(
+        index.dir_, index.low, index.pos, index.low_bits,
+        spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off, trans,
+        t, q, qcodes, len1, len2, table, NUC_BITS,
+        hp.proc, hp.ext, hp.mismatches, xdrop, hspthresh, ent_lo, ent_hi,
+        hp.min_matches, hp.max_transversions, care,
+        hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after, *window,
+        *_diag_tables())
 
 
 def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,

@@ -45,8 +45,8 @@ from ..records import HSP_DOUBLE_DTYPE, Alignments, StrandResult, strand_length
 from ..scoring import string_to_double, string_to_int, string_to_score
 from .anchors import merge_segments
 from .backend_filters import collects_hsps, filter_hsps
-from .filtering import (NUC_BITS, _diag_tables, _general_setup, default_processor,
-                        hit_processor, say_shortfall)
+from .filtering import (NUC_BITS, default_processor, general_search, hit_processor,
+                        say_shortfall)
 
 #: LASTZ's ratio kinds for a control-file setting (``ratioNone``, ...)
 AS_GIVEN, TIMES_BEST, TIMES_WORST = "none", "max", "min"
@@ -557,17 +557,9 @@ class Inference:
         """A strand's segments through ``kernels.hitproc`` (a processor other than the
         default), compiled for the float table: float64 rows, with the scores before
         any entropy adjustment."""
-        spec = self.index.spec
-        _, care = _general_setup(spec, hp, 0, False)
-        none = np.zeros(0, np.int64)
-        rows, _, shortfall = khit.search_strand_general(
-            self.index.dir_, self.index.low, self.index.pos, self.index.low_bits,
-            spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
-            self.trans, t, q, self._codes(q), len1, len2, masked, NUC_BITS,
-            hp.proc, hp.ext, hp.mismatches, float(xdrop), float(thresh), 1.0, 0.0,
-            hp.min_matches, hp.max_transversions, care, hp.twin_min, hp.twin_max,
-            hp.queue_size, 0, none, none, none, -1, 0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT,
-            *_diag_tables())
+        rows, _, shortfall = general_search(self.index, t, q, self._codes(q), len1, len2,
+                                            masked, self.trans, float(xdrop), float(thresh),
+                                            False, hp)
         if shortfall[0] >= 0:
             say_shortfall(int(shortfall[0]), int(shortfall[1]))
         return rows

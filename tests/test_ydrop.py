@@ -43,18 +43,20 @@ def make_pair(seed, n, rate_sub=0.1, rate_indel=0.03, soft=False, ns=False):
     return t, q
 
 
-def check(t: bytes, q: bytes, a1: int, a2: int, reverse: bool, ydrop=9400, gap=(400, 30), trim=True):
+def check(t: bytes, q: bytes, a1: int, a2: int, reverse: bool, ydrop=9400, gap=(400, 30),
+          trim=True, sub=SUB):
     if reverse:
         A, B = t[:a1 + 1][::-1], q[:a2 + 1][::-1]
     else:
         A, B = t[a1 + 1:], q[a2 + 1:]
-    want = one_sided_reference(A, B, SUB, gap[0], gap[1], ydrop, trim)
+    want = one_sided_reference(A, B, sub, gap[0], gap[1], ydrop, trim)
     T = np.frombuffer(t, np.uint8)
     Q = np.frombuffer(q, np.uint8)
+    score = float if sub.dtype.kind == "f" else int
     for two_pass in (False, True):
-        s, er, ec, trunc, ops, _st = extend_one_side(T, Q, a1, a2, reverse, SUB, gap[0], gap[1],
+        s, er, ec, trunc, ops, _st = extend_one_side(T, Q, a1, a2, reverse, sub, gap[0], gap[1],
                                                 ydrop, trim, 1 << 40, two_pass)
-        got = (int(s), int(er), int(ec), "".join(OPS[o] for o in ops))
+        got = (score(s), int(er), int(ec), "".join(OPS[o] for o in ops))
         assert got == want, f"two_pass={two_pass} reverse={reverse}"
         assert not trunc
     return want
@@ -72,6 +74,72 @@ def test_kernel_matches_reference(seed, n, reverse, soft, ns, ydrop, indel):
     if not q:
         return
     check(t, q, a1, a2, reverse, ydrop=ydrop)
+
+
+def fractional_table(rng):
+    """lastz_D's scores with fractions: HOXD70's table as doubles, its ACGT cells (both
+    cases) replaced by random values with many decimals (sums of them round)."""
+    sub = SUB.astype(np.float64)
+    cells = rng.normal(-60, 60, (4, 4)) + np.diag(rng.uniform(90, 110, 4))
+    for i, a in enumerate(b"ACGT"):
+        for j, b in enumerate(b"ACGT"):
+            for x in (a, a | 32):
+                for y in (b, b | 32):
+                    sub[x, y] = cells[i, j]
+    return sub
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 400), reverse=st.booleans(),
+       trim=st.booleans(), indel=st.sampled_from([0.0, 0.03, 0.15]))
+def test_fractional_scores_match_reference(seed, n, reverse, trim, indel):
+    """lastz_D's fractional scores: the float64 engine (score words, float work rows,
+    the scalar row sweep) against the reference computing every double as LASTZ
+    does; scores equal as doubles, not merely close."""
+    rng = np.random.default_rng(seed)
+    t, q = make_pair(seed, n, rate_indel=indel, soft=bool(seed & 1), ns=bool(seed & 2))
+    if not q:
+        return
+    sub = fractional_table(rng)
+    gap = (float(rng.uniform(100, 500)), float(rng.uniform(5, 40)))
+    ydrop = float(rng.uniform(200, 9500))
+    a1 = int(rng.integers(0, len(t)))
+    a2 = int(rng.integers(0, len(q)))
+    check(t, q, a1, a2, reverse, ydrop=ydrop, gap=gap, trim=trim, sub=sub)
+
+
+@pytest.mark.parametrize("two_pass", [False, True])
+def test_float_engine_on_whole_scores_equals_integer_engine(two_pass):
+    """The engine compiled for a float64 table (fastz_D's fractional scores) gives the
+    integer engine's alignments when the scores are whole numbers: bounds from earlier
+    alignments, skipped anchors, rescoring, output order, every table equal."""
+    from fastz.kernels.bounds import A_SCORE
+    from fastz.kernels.gapped import extend_anchors
+    from fastz.kernels.ydrop import pad_target
+    rng = np.random.default_rng(5)
+    t = _rand(rng, 6000)
+    q = mutate(rng, t[1000:3000], 0.12, 0.04) + mutate(rng, t[3500:5500], 0.2, 0.04)
+    T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
+    n = 40
+    a2 = np.sort(rng.integers(0, len(q), n)).astype(np.int64)
+    a1 = np.where(a2 < 2000, a2 + 1000, a2 + 1500).clip(0, len(t) - 1).astype(np.int64)
+    a1, a2 = np.repeat(a1, 2), np.repeat(a2, 2)      # (an anchor again: skipped)
+    n *= 2
+    lo, hi1, hi2 = np.zeros(n, np.int64), np.full(n, len(t), np.int64), np.full(n, len(q),
+                                                                                np.int64)
+    none = np.zeros((0, 5), np.int64)
+    got = []
+    for sub, go, ge, y, th in ((SUB, 400, 30, 9400, 3000),
+                               (SUB.astype(np.float64), 400.0, 30.0, 9400.0, 3000.0)):
+        got.append(extend_anchors(T, Q, a1, a2, lo, hi1, lo, hi2, sub, go, ge, y, True,
+                                  1 << 40, th, False, none, two_pass, pad_target(T)))
+    (oi, ali, opsi, sti, tri), (of, alf, opsf, stf, trf) = got
+    assert len(oi) >= 2 and sti[1] > 0                        # several alignments, skips
+    assert np.array_equal(ali[:, A_SCORE].astype(np.float64), alf[:, A_SCORE].view(np.float64))
+    ali, alf = ali.copy(), alf.copy()
+    ali[:, A_SCORE] = alf[:, A_SCORE] = 0
+    for x, y in ((oi, of), (ali, alf), (opsi, opsf), (sti, stf), (tri, trf)):
+        assert np.array_equal(x, y)
 
 
 @pytest.mark.parametrize("trim", [True, False])

@@ -27,6 +27,7 @@ from .bounds import (
 )
 from .arrays import grow
 from .norefs import no_refcount
+from .scorewords import dp_row, from_word, to_word, worst_score
 from .rowindex import (above_below, clear_index, insert, neighbours, new_index, skip_test,
                        touching)
 from .ydrop import (
@@ -50,16 +51,18 @@ N_META = 5
 N_RESULT = 20
 SKIPPED, EMPTY, EXTENDED = 0, 1, 2
 
-WORST_SCORE = -2147483648    # LASTZ's worstPossibleScore (alignment of indels only)
+# (LASTZ's worstPossibleScore, the score of an alignment of indels only, is
+# ``scorewords.worst_score``)
 
 # ``conflicts`` scans this many newest alignments directly, more through the row index
 RECENT = 32
 
 
 @njit(cache=True)
-def new_work():
-    """Scratch buffers for one extension: (cc, dd, mk, act, rows, tb, tbrow, lbuf, rbuf, runs)."""
-    return (np.zeros(1024, np.int32), np.zeros(1024, np.int32), np.zeros(1024, np.int64),
+def new_work(sub):
+    """Scratch buffers for one extension with table ``sub``: (cc, dd, mk, act, rows, tb,
+    tbrow, lbuf, rbuf, runs)."""
+    return (dp_row(1024, sub), dp_row(1024, sub), np.zeros(1024, np.int64),
             np.zeros((8, ACT_FIELDS), np.int64), np.zeros((1024, ROW_FIELDS), np.int64),
             np.zeros(4096, np.uint8), np.zeros(1024, np.int64), np.zeros(256, np.int64),
             np.zeros(256, np.int64), np.zeros((64, 2), np.int64))
@@ -174,7 +177,7 @@ def assemble_pair(T, Q, a1, a2, sl, el1, el2, sr, er1, er2, lops, lo, nl, rops, 
                 start1 += runs[first, 1]
             first += 1
         if first == nruns:
-            score = WORST_SCORE
+            score = worst_score(sub)
             first = 0
             start1 = a1 + 1 - el1
             start2 = a2 + 1 - el2
@@ -192,7 +195,7 @@ def assemble_pair(T, Q, a1, a2, sl, el1, el2, sr, er1, er2, lops, lo, nl, rops, 
                 p1 -= runs[last - 1, 1]
             last -= 1
         if last == first:
-            score = WORST_SCORE
+            score = worst_score(sub)
         else:
             stop1 = p1
             stop2 = p2
@@ -203,7 +206,7 @@ def assemble_pair(T, Q, a1, a2, sl, el1, el2, sr, er1, er2, lops, lo, nl, rops, 
     res[R_START2] = start2
     res[R_STOP1] = stop1
     res[R_STOP2] = stop2
-    res[R_SCORE] = score
+    res[R_SCORE] = to_word(score)
     res[R_FIRST] = first
     res[R_NRUNS] = nruns
     res[R_LEND1] = el1
@@ -483,8 +486,8 @@ def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_exte
     al, sg, ops, ix, _work, trunc, ntrunc = _extend_range(
         padded_query(tpads, Q), T, Q, anc1, anc2, lo1, hi1, lo2, hi2, 0, n, sub, gap_open,
         gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass, al, sg, ops, meta,
-        ix, new_work(), np.zeros(N_RESULT, np.int64), stats, np.zeros((0, 6), np.int64))
-    return output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats, \
+        ix, new_work(sub), np.zeros(N_RESULT, np.int64), stats, np.zeros((0, 6), np.int64))
+    return output_order(al, meta, thresh, sub), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats, \
         trunc[:ntrunc]
 
 
@@ -513,7 +516,7 @@ def _extend_range(seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, a0, a9, sub, gap_o
         if status == EMPTY:
             stats[ST_EMPTY] += 1
             continue
-        if (not allbounds) and res[R_SCORE] < thresh:
+        if (not allbounds) and from_word(res[R_SCORE], sub) < thresh:
             continue
         al, sg, ops, ix = accept(al, sg, ops, meta, ix, res, work[9], False)
         stats[ST_ACCEPTED] += 1
@@ -557,7 +560,7 @@ def extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, sub, gap_open, gap_ex
         most = max(most, aoff[s + 1] - aoff[s])
         hi2[aoff[s]:aoff[s + 1]] = qoff[s + 1] - qoff[s]
     al, sg, ops, meta, ix = new_state(most + 1, T.shape[0])
-    work = new_work()
+    work = new_work(sub)
     res = np.zeros(N_RESULT, np.int64)
     trunc = np.zeros((0, 6), np.int64)
     for s in range(qoff.shape[0] - 1):
@@ -571,7 +574,7 @@ def extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, sub, gap_open, gap_ex
             padded_query(tpads, Qs), T, Qs, anc1, anc2, lo1, hi1, lo2, hi2, a0, a9, sub,
             gap_open, gap_extend, ydrop, trim, tb_cells, thresh, allbounds, two_pass, al,
             sg, ops, meta, ix, work, res, stats, trunc)
-        order = output_order(al, meta, thresh)
+        order = output_order(al, meta, thresh, sub)
         rows = grow(rows, nrow + order.shape[0])
         for m in order:
             o0 = al[m, A_OPS0]
@@ -597,13 +600,14 @@ def extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, sub, gap_open, gap_ex
 
 
 @njit(cache=True)
-def output_order(al, meta, thresh):
-    """Accepted alignments in LASTZ's output order (by-start list), above threshold."""
+def output_order(al, meta, thresh, sub):
+    """Accepted alignments in LASTZ's output order (by-start list), above threshold
+    (``sub``: the table the scores were found with, see ``kernels.scorewords``)."""
     order = np.empty(meta[M_NAL], np.int64)
     cnt = 0
     q = meta[M_HEAD_S]
     while q != NONE:
-        if al[q, A_SCORE] >= thresh:
+        if from_word(al[q, A_SCORE], sub) >= thresh:
             order[cnt] = q
             cnt += 1
         q = al[q, A_NEXT]
@@ -626,7 +630,7 @@ def extend_one_side(T, Q, a1, a2, reverse, sub, gap_open, gap_extend, ydrop, tri
     else:
         M = T.shape[0] - (a1 + 1)
         N = Q.shape[0] - (a2 + 1)
-    w = new_work()
+    w = new_work(sub)
     score, er, ec, trunc, _rows, _maxry, nops, side, buf = _extend_side(
         padded(T, Q), reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, trim,
         tb_cells, al, sg, NONE, NONE, NONE, NONE, NONE, w[:7], 0, two_pass, w[7], stats)

@@ -23,6 +23,9 @@ def one_sided_reference(A: bytes, B: bytes, sub, gap_open: int, gap_extend: int,
     Returns (score, end_row, end_col, ops) with ops as a string over 'M', 'I'
     (query base against a gap) and 'D' (target base against a gap) in sequence
     order from the origin outwards.
+
+    Every sum is formed as LASTZ forms it, so with float scores (lastz_D's) the
+    values are its doubles, rounding included.
     """
     M, N = len(A), len(B)
     if M == 0 or N == 0:
@@ -37,11 +40,11 @@ def one_sided_reference(A: bytes, B: bytes, sub, gap_open: int, gap_extend: int,
     C[0, 0] = 0
     D[1, 0] = -OE
     link[0, 0] = 0
-    col, last = 1, 0
+    col, last, c = 1, 0, -OE
     while col <= N and last >= -Y:
-        C[0, col] = -(gap_open + col * E)
-        last = C[0, col]
+        C[0, col] = last = c           # a running sum, as LASTZ's (exact for doubles too)
         D[1, col] = C[0, col] - OE
+        c -= E
         link[0, col] = 1
         col += 1
     LY, RY = 0, col

@@ -31,7 +31,8 @@ value that low lies below every floor, so no decision changes.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from .dpcells import D_EXT, FROM_D, FROM_I, I_EXT, NEG, compile_cells
 from .lanes import LANES, add32, mul32, running_max8, sub32
@@ -276,3 +277,32 @@ def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, O
     np_col = lo + last if last >= 0 else col
     end_col = lo + end if end >= 0 else -1
     return lo + n, LY + first, np_col, i, best, end_col, False, boundary
+
+
+def row_passes(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M, N,
+               trim, boundary, tb, t0, tw, mk, masked, stamp, ws, wl):
+    """A long row: ``sweep_row_vec`` for int32 work rows; the passes are int32 lanes, so
+    float64 rows (lastz_D's fractional scores) take ``sweep_row`` (chosen at compile
+    time)."""
+    if cc.dtype.kind == "f":
+        return scalar_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE,
+                          row, M, N, trim, boundary, tb, t0, tw, mk, masked, stamp)
+    return sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE,
+                         row, M, N, trim, boundary, tb, t0, tw, mk, masked, stamp, ws, wl)
+
+
+@overload(row_passes, inline="always")
+def _row_passes(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M, N,
+                trim, boundary, tb, t0, tw, mk, masked, stamp, ws, wl):
+    if isinstance(cc.dtype, types.Float):
+        def impl(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M,
+                 N, trim, boundary, tb, t0, tw, mk, masked, stamp, ws, wl):
+            return scalar_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E,
+                              OE, row, M, N, trim, boundary, tb, t0, tw, mk, masked, stamp)
+    else:
+        def impl(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M,
+                 N, trim, boundary, tb, t0, tw, mk, masked, stamp, ws, wl):
+            return sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y,
+                                 E, OE, row, M, N, trim, boundary, tb, t0, tw, mk, masked,
+                                 stamp, ws, wl)
+    return impl

@@ -32,17 +32,18 @@ from .arrays import grow
 from .bounds import ACT_FIELDS, NONE, active_update, lr_update
 from .dpcells import D_EXT, EAGER, FROM_C, FROM_D, FROM_I, I_EXT, NEG
 from .norefs import no_refcount
+from .scorewords import from_word, neg_word, to_word, ydrop_tail
 # the row loop is dpcells.sweep_row (also compiled for the GPU); on the CPU its long
 # rows run as SIMD-friendly passes with the same results (kernels.rowvec), its short
 # ones inline in the loop (a call passing two dozen arrays costs a short row ~13 %)
-from .rowvec import scalar_row, scratch, sweep_row_vec, vector_row
+from .rowvec import row_passes, scalar_row, scratch, vector_row
 
 MODE_FULL = 0
 MODE_INSPECT = 1
 MODE_EXECUTE = 2
 
 # Row record kept by the inspector (one row per DP row).
-ROW_BEST = 0                  # running best score at the start of the row
+ROW_BEST = 0                  # running best score at the start of the row (a score word)
 ROW_RY = 1                    # right bound after the row was finished
 ROW_FIELDS = 2
 
@@ -86,12 +87,14 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
         a NUL at each end, forwards and reversed, so no access needs a check.
     reverse : bool; True = towards lower positions (includes the anchor pair).
     M, N : rows / columns available (sequence lengths in this direction).
-    sub : int32[256, 256] unmasked substitution scores.
+    sub : int32[256, 256] unmasked substitution scores (float64 for lastz_D's
+        fractional ones: the work rows are then float64 and the scores in ``rows``
+        and the state are score words, ``kernels.scorewords``).
     tb_cells : traceback capacity in cells (LASTZ --allocate:traceback).
     al, sg : accepted-alignment and segment stores (see fastz.kernels.bounds).
     lseg0, laln0, rseg0, raln0 : bounding segments/alignments from the skip test.
     alist0 : first alignment above (forward) / below (reverse) the anchor row.
-    cc, dd : int32 work rows (C, D); mk : int64 mask stamps (a cell is masked when
+    cc, dd : work rows (C, D), int32 or float64 as ``scorewords.dp_row``; mk : int64 mask stamps (a cell is masked when
         its stamp equals this row's); act : active-segment table.
     stamp0 : unique stamp base for masks of this call (mask = stamp0 + row).
     mode : MODE_FULL, MODE_INSPECT or MODE_EXECUTE.
@@ -118,10 +121,7 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
     E = gap_extend
     OE = gap_open + gap_extend
     Y = ydrop
-    if E != 0:
-        tail = Y // E + 6
-    else:
-        tail = N + 1 if N < 500_000 else 500_000
+    tail = ydrop_tail(Y, E, N)
     Tf, Tr, Qf, Qr = seqs
     if reverse:
         A = Tr
@@ -191,7 +191,7 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
     max_ry = RY
     if inspect:
         rows = grow(rows, 2)
-        rows[0, ROW_BEST] = 0
+        rows[0, ROW_BEST] = 0                       # (the word of 0 and of 0.0)
         rows[0, ROW_RY] = RY
 
     # every alignment may be active at once: sized here, act never grows in the loop
@@ -217,7 +217,7 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
     sv[V_STORED] = stored
     sv[V_CELLS] = cells
     sv[V_MAXRY] = max_ry
-    sv[V_BOUNDARY] = NEG                # (best, the row ends and flags start at 0)
+    sv[V_BOUNDARY] = neg_word(sub)      # (best, the row ends and flags start at 0)
     while True:
         # Buffers grow only here, outside the row loop (``_rows``, which counts no
         # references: numba updates the atomic reference counts of the arrays a
@@ -243,8 +243,8 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
             break
     end1 = sv[V_END1]
     end2 = sv[V_END2]
-    best = sv[V_BEST]
-    boundary = sv[V_BOUNDARY]
+    best = from_word(sv[V_BEST], sub)
+    boundary = from_word(sv[V_BOUNDARY], sub)
     at_boundary = sv[V_ATB] != 0
     truncated = sv[V_TRUNC] != 0
     cells = sv[V_CELLS]
@@ -294,8 +294,8 @@ def _rows(sv, reverse, inspect, execute, a1, a2, M, N, sub, Y, E, OE, trim, tb_c
     max_ry = sv[V_MAXRY]
     end1 = sv[V_END1]
     end2 = sv[V_END2]
-    best = sv[V_BEST]
-    boundary = sv[V_BOUNDARY]
+    best = from_word(sv[V_BEST], sub)
+    boundary = from_word(sv[V_BOUNDARY], sub)
     at_boundary = sv[V_ATB] != 0
     truncated = sv[V_TRUNC] != 0
     need = 0
@@ -304,7 +304,7 @@ def _rows(sv, reverse, inspect, execute, a1, a2, M, N, sub, Y, E, OE, trim, tb_c
         if not pending:
             prev_ly = LY
             if execute:
-                best = rows[row, ROW_BEST]
+                best = from_word(rows[row, ROW_BEST], sub)
             # bounds from earlier alignments (left/right chains, then masked cells)
             L, R, LY, RY, lseg, laln, rseg, raln = lr_update(
                 reverse, sg, al, lseg, laln, rseg, raln, row, a1, a2, L, R, LY, RY)
@@ -328,14 +328,14 @@ def _rows(sv, reverse, inspect, execute, a1, a2, M, N, sub, Y, E, OE, trim, tb_c
             truncated = True
             break
         if inspect:
-            rows[row, ROW_BEST] = best
+            rows[row, ROW_BEST] = to_word(best)
         if store:
             tbrow[row] = stored - LY
         tbase = stored - LY
         hi = RY if RY < clip else clip
         swept_from = LY
         if vector_row(hi - LY, nact > 0, best, trim, Y, E, OE):
-            col, LY, np_col, i, best, end_col, at_b, boundary = sweep_row_vec(
+            col, LY, np_col, i, best, end_col, at_b, boundary = row_passes(
                 cc, dd, 0, Bv, 0, sub, A[s1 + row], LY, hi, prev_ly, LY, best, Y, E, OE,
                 row, M, N, trim, boundary, tb, tbase, hi if store else 0, mk, nact > 0,
                 stamp, ws, wl)
@@ -414,8 +414,8 @@ def _rows(sv, reverse, inspect, execute, a1, a2, M, N, sub, Y, E, OE, trim, tb_c
     sv[V_MAXRY] = max_ry
     sv[V_END1] = end1
     sv[V_END2] = end2
-    sv[V_BEST] = best
-    sv[V_BOUNDARY] = boundary
+    sv[V_BEST] = to_word(best)
+    sv[V_BOUNDARY] = to_word(boundary)
     sv[V_ATB] = at_boundary
     sv[V_TRUNC] = truncated
 

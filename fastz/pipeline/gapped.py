@@ -19,6 +19,7 @@ from ..kernels.bounds import (
 from ..kernels.gapped import (
     X_BEG1, X_BEG2, X_END1, X_END2, X_NOPS, X_SCORE, X_STRAND, extend_anchors, extend_strands,
 )
+from ..kernels.scorewords import fractional, scores_of, to_word
 from ..kernels.ydrop import pad_target
 from ..records import Alignments, Sequence, concat_buffers
 from ..scoring import ScoreSet
@@ -44,6 +45,9 @@ def _identical_score(a: np.ndarray, b: np.ndarray, sub: np.ndarray) -> int | Non
     if a.shape != b.shape or not np.array_equal(_UPPER[a], _UPPER[b]):
         return None
     ua = _UPPER[a]
+    if fractional(sub):
+        # (lastz_D: a double sum, left to right, as cumsum adds; it cannot saturate)
+        return float(np.cumsum(sub[ua, ua])[-1]) if ua.size else 0.0
     s = sub[ua, ua].astype(np.int64)
     if s.size == 0:
         return 0
@@ -102,7 +106,8 @@ def _trivial(target: Sequence, query: Sequence, strand: str, sub, thresh: int) -
             s = _identical_score(target.chars[lo1:lo1 + n1], query.chars[lo2:lo2 + n2], sub)
             parts.append((lo1, lo2, lo1 + n1 - 1, lo2 + n2 - 1, max(s, thresh)))
         rows = parts
-    return np.array(rows, np.int64).reshape(-1, 5)
+    # (the score as the engine's word: ``kernels.scorewords``)
+    return np.array([r[:4] + (to_word(r[4]),) for r in rows], np.int64).reshape(-1, 5)
 
 
 def _delayed_trivial(target: Sequence, query: Sequence, al, m, first_is_last: bool) -> bool:
@@ -166,7 +171,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     fastz_D's ``ydrop`` and ``gappedthresh`` may have fractions: every DP score is whole,
     so ``c < best - Y`` is ``c < best - floor(Y)`` and ``s >= L`` is ``s >= ceil(L)``.
     """
-    ydrop, gappedthresh = _whole_thresholds(ydrop, gappedthresh)
+    ydrop, gappedthresh = _engine_thresholds(ydrop, gappedthresh, scores)
     trivial = (_trivial(target, query, strand, scores.sub, gappedthresh) if with_trivial
                else np.zeros((0, 5), np.int64))
     if anchors.shape[0] == 0 and trivial.shape[0] == 0:
@@ -187,7 +192,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     # LASTZ's tback holds (bytes - 8) + 1 one-byte cells after its header
     tb_cells = traceback_bytes - 7
     args = (target.chars, query.chars, a1, a2, lo1, hi1, lo2, hi2, scores.sub,
-            scores.gap_open, scores.gap_extend, ydrop, trim, tb_cells, gappedthresh,
+            *_engine_gaps(scores), ydrop, trim, tb_cells, gappedthresh,
             allgappedbounds, trivial, two_pass,
             target_pads if target_pads is not None else pad_target(target.chars))
     if backend in ("gpu", "twin"):
@@ -232,16 +237,26 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     alns = Alignments(
         beg1=al[keep, A_POS1].copy(), end1=al[keep, A_END1] + 1,
         beg2=al[keep, A_POS2].copy(), end2=al[keep, A_END2] + 1,
-        score=al[keep, A_SCORE].copy(), ops_start=starts, ops=enc.astype(np.uint64),
+        score=scores_of(al[keep, A_SCORE], scores.sub), ops_start=starts, ops=enc.astype(np.uint64),
         kind="gapped")
     return alns, trunc, over
 
 
-def _whole_thresholds(ydrop, gappedthresh) -> tuple[int, int]:
-    """fastz_D's y-drop and gapped threshold as whole scores (see ``gapped_extend``)."""
+def _engine_thresholds(ydrop, gappedthresh, scores: ScoreSet):
+    """The y-drop and gapped threshold as the engine takes them: whole scores for an
+    integer table (see ``gapped_extend``), doubles for lastz_D's fractional one."""
+    if fractional(scores.sub):
+        return float(ydrop), float(gappedthresh)
     # (an empty adaptive table's low score is lastz_D's -FLT_MAX: clamped, it still
     # lets every alignment through)
     return math.floor(ydrop), max(math.ceil(gappedthresh), -(1 << 62))
+
+
+def _engine_gaps(scores: ScoreSet):
+    """(gap open, gap extend) in the table's score type (lastz_D sums doubles)."""
+    if fractional(scores.sub):
+        return float(scores.gap_open), float(scores.gap_extend)
+    return scores.gap_open, scores.gap_extend
 
 
 def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores: ScoreSet,
@@ -257,13 +272,13 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
     alignments of all strands in one table (alignment k of strand ``strand[k]``, whose
     buffer is ``qcat[qoff[s]:qoff[s + 1]]``), the back-end filters."""
     from .anchors import anchors_of_strands
-    ydrop, gappedthresh = _whole_thresholds(ydrop, gappedthresh)
+    ydrop, gappedthresh = _engine_thresholds(ydrop, gappedthresh, scores)
     qcat, qoff = concat_buffers([q.chars for q in queries])
     a1, a2, aoff = anchors_of_strands(hsp_sets, target.chars, qcat, qoff, scores.sub)
     lo1, hi1 = _partition_bounds(target, a1)
     rows, enc, st, trunc = extend_strands(
-        target.chars, qcat, qoff, a1, a2, aoff, lo1, hi1, scores.sub, scores.gap_open,
-        scores.gap_extend, ydrop, trim, traceback_bytes - 7, gappedthresh, allgappedbounds,
+        target.chars, qcat, qoff, a1, a2, aoff, lo1, hi1, scores.sub, *_engine_gaps(scores),
+        ydrop, trim, traceback_bytes - 7, gappedthresh, allgappedbounds,
         two_pass, target_pads if target_pads is not None else pad_target(target.chars))
     if stats is not None:
         for name, v in zip(STAT_NAMES, st.tolist()):
@@ -272,7 +287,8 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
     ostart = np.zeros(rows.shape[0] + 1, np.int64)
     np.cumsum(cols[X_NOPS], out=ostart[1:])
     table = Alignments(beg1=cols[X_BEG1], end1=cols[X_END1], beg2=cols[X_BEG2],
-                       end2=cols[X_END2], score=cols[X_SCORE], ops_start=ostart, ops=enc,
+                       end2=cols[X_END2], score=scores_of(cols[X_SCORE], scores.sub),
+                       ops_start=ostart, ops=enc,
                        kind="gapped")
     strand = cols[X_STRAND]
     if keep is not None:

@@ -354,7 +354,7 @@ def extend_anchors_gpu(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_
             soff, al, sg, ops, meta, ix, st, gst, trunc, ntrunc)
         if k0 >= n:
             break
-    order = output_order(al, meta, thresh)
+    order = output_order(al, meta, thresh, sub)
     if stats is not None:
         for name, v in zip(GSTAT_NAMES, gst.tolist()):
             stats[name] = stats.get(name, 0) + v

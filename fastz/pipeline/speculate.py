@@ -31,6 +31,7 @@ from ..kernels.gapped import (
     add_trivial, conflicts, extend_pair, new_state, new_work, output_order,
 )
 from ..kernels.rowindex import skip_test
+from ..kernels.scorewords import from_word
 from ..kernels.ydrop import padded_query
 from .parallel import usable
 
@@ -69,7 +70,7 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
         """Extend anchor k against the given state; returns (res, runs, stats)."""
         own = work is None
         if own:
-            work = getattr(local, "work", None) or new_work()
+            work = getattr(local, "work", None) or new_work(sub)
         res = np.zeros(N_RESULT, np.int64)
         st = np.zeros(N_STATS, np.int64)
         work = extend_pair(seqs, T, Q, anc1[k], anc2[k], lo1[k], hi1[k], lo2[k], hi2[k],
@@ -80,7 +81,7 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
         runs = work[9][:res[R_NRUNS]].copy()
         return res, runs, st
 
-    main_work = new_work()
+    main_work = new_work(sub)
     diag = anc1.astype(np.int64) - anc2.astype(np.int64)
     with ThreadPoolExecutor(max_workers=threads) as pool:
         k = 0
@@ -94,7 +95,7 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
                     stats += st
                     al, sg, ops, ix, trunc, ntrunc = _record(
                         al, sg, ops, meta, ix, stats, trunc, ntrunc, res, runs, anc1[j],
-                        anc2[j], thresh, allbounds)
+                        anc2[j], thresh, allbounds, sub)
                 k = min(n, k + 32)
                 continue
             size = window or 4 * now
@@ -144,14 +145,14 @@ def extend_anchors_parallel(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open,
                             stats[ST_REDONE] += 1
                 al, sg, ops, ix, trunc, ntrunc = _record(
                     al, sg, ops, meta, ix, stats, trunc, ntrunc, res, runs, anc1[j],
-                    anc2[j], thresh, allbounds)
+                    anc2[j], thresh, allbounds, sub)
             k = chosen[-1] + 1
-    return (output_order(al, meta, thresh), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats,
+    return (output_order(al, meta, thresh, sub), al[:meta[M_NAL]], ops[:meta[M_NOPS]], stats,
             trunc[:ntrunc])
 
 
 def _record(al, sg, ops, meta, ix, stats, trunc, ntrunc, res, runs, a1, a2, thresh,
-            allbounds):
+            allbounds, sub):
     """Count one anchor's outcome and accept its alignment if it qualifies
     (the tail of ``kernels.gapped.extend_anchors``'s loop)."""
     if res[R_STATUS] == SKIPPED:
@@ -162,7 +163,7 @@ def _record(al, sg, ops, meta, ix, stats, trunc, ntrunc, res, runs, a1, a2, thre
         stats[ST_TRUNCATED] += 1
     if res[R_STATUS] == EMPTY:
         stats[ST_EMPTY] += 1
-    elif allbounds or res[R_SCORE] >= thresh:
+    elif allbounds or from_word(res[R_SCORE], sub) >= thresh:
         al, sg, ops, ix = accept(al, sg, ops, meta, ix, res, runs, False)
         stats[ST_ACCEPTED] += 1
     return al, sg, ops, ix, trunc, ntrunc

@@ -25,6 +25,7 @@ from numba import njit
 
 from ..bounds import NONE
 from ..rowindex import skip_test
+from ..scorewords import from_word
 from ..dpcells import O_LAST_ROW, O_MAX_RY, O_NOPS, O_SCORE, O_STATUS, O_END_C, O_END_R
 from ..gapped import (
     EMPTY, M_NAL, N_RESULT, N_STATS, R_LMAXRY, R_LROWS, R_LSEG,
@@ -130,7 +131,7 @@ def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, s
     (len(anc1) when done); stats and gstats (G_* counters) are updated in place.
     """
     n = anc1.shape[0]
-    work = new_work()
+    work = new_work(sub)
     runs = np.zeros((64, 2), np.int64)
     res = np.zeros(N_RESULT, np.int64)
     for k in range(k0, n):
@@ -209,7 +210,7 @@ def resolve_from(k0, stop_missing, seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, s
         if res[R_STATUS] == EMPTY:
             stats[ST_EMPTY] += 1
             continue
-        if (not allbounds) and res[R_SCORE] < thresh:
+        if (not allbounds) and from_word(res[R_SCORE], sub) < thresh:
             continue
         al, sg, ops, ix = accept(al, sg, ops, meta, ix, res, cur, False)
         stats[ST_ACCEPTED] += 1

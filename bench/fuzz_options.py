@@ -85,8 +85,13 @@ POOL = [
     lambda r: "--gfextend",
 ]
 
-# --double adds lastz_D's fractional thresholds, drops and chain penalties
+# --double adds lastz_D's fractional thresholds, drops and chain penalties, and
+# fractional scores (gap penalties, --match, ambiguity scores, --infer)
 DOUBLE_POOL = [
+    lambda r: f"--gap={r.choice([200.5, 400.25, 600.75])},{r.choice([10.5, 30.25, 59.75])}",
+    lambda r: _pick(r, "--match=1,1", "--match=1.5,2.25", "--match=2,3.5"),
+    lambda r: _pick(r, "--ambiguous=n,1.5,2.25", "--ambiguous=iupac,0.5,1.75"),
+    lambda r: "--infer",
     lambda r: f"--xdrop={r.choice([300.5, 910.25, 2000.75])}",
     lambda r: f"--hspthresh={r.choice([1500.5, 2999.5, 3000.25, 4500.75])}",
     lambda r: f"--gappedthresh={r.choice([1000.5, 2999.75, 5000.25])}",

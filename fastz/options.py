@@ -274,7 +274,8 @@ class Options:
             flag = "--gappedthresh"
         else:
             return None
-        diag = [(c, int(scores.sub[ord(c), ord(c)])) for c in "ACGT"]
+        from .scoring import score_text
+        diag = [(c, scores.sub[ord(c), ord(c)].item()) for c in "ACGT"]
         lo = hi = diag[0]
         for c, v in diag[1:]:
             if v < lo[1]:
@@ -283,32 +284,28 @@ class Options:
                 hi = (c, v)
         head = ("WARNING.  Scores file may warrant setting of thresholds absent from "
                 f"{self.scores_file}.\n")
+        d = self.double_scores                  # (LASTZ's scoreFmt: %le under lastz_D)
+        default = score_text(DEFAULT_HSPTHRESH, d)
         if lo[1] < 70:
-            return (head + f"Minimum match score is {lo[1]}, for matrix entry ({lo[0]},{lo[0]}).\n"
-                    f"This may not work well with default {flag}={DEFAULT_HSPTHRESH} "
-                    "(may result in few alignments).\n")
+            return (head + f"Minimum match score is {score_text(lo[1], d)}, for matrix entry "
+                    f"({lo[0]},{lo[0]}).\nThis may not work well with default {flag}="
+                    f"{default} (may result in few alignments).\n")
         if hi[1] > 120:
-            return (head + f"Maximum match score is {hi[1]}, for matrix entry ({hi[0]},{hi[0]}).\n"
-                    f"This may not work well with default {flag}={DEFAULT_HSPTHRESH} "
-                    "(may result in too many alignments).\n")
+            return (head + f"Maximum match score is {score_text(hi[1], d)}, for matrix entry "
+                    f"({hi[0]},{hi[0]}).\nThis may not work well with default {flag}="
+                    f"{default} (may result in too many alignments).\n")
         return None
 
     # --- validation ---------------------------------------------------------------------
 
     def _check_whole_scores(self) -> None:
-        """fastz_D: the scores that go into integer kernels must be whole numbers
-        (thresholds, drops and chain penalties may have fractions)."""
+        """fastz_D: lengths and the interpolation threshold must be whole numbers (scores,
+        penalties, thresholds, drops and chain penalties may have fractions)."""
         from .scoring import integral_score
-        for name, what in (("gap_open", "gap open penalty"), ("gap_extend", "gap extend penalty"),
-                           ("match_reward", "--match score"), ("match_penalty", "--match penalty"),
-                           ("ambiguous_reward", "--ambiguous reward"),
-                           ("ambiguous_penalty", "--ambiguous penalty"), ("inner", "--inner"),
-                           ("exact", "--exact length")):
+        for name, what in (("inner", "--inner"), ("exact", "--exact length")):
             v = getattr(self, name)
             if v is not None:
                 integral_score(v, what)
-        for r, c, v in self.special_subs:
-            integral_score(v, f"substitution score {r}{c}")
         if self.mismatch is not None:
             integral_score(self.mismatch[1], "--mismatch length")
 
@@ -459,11 +456,6 @@ class Options:
         if self.show_defaults is not None:
             raise OptionsError("not yet supported by fastz_D: --show=defaults with "
                                "--inferonly (lastz_D 1.04.22 crashes on it)")
-        if "inferonly" not in x:
-            # (lastz_D then aligns with the inferred scores, which have fractions: the
-            # gapped extension would need fractional scores)
-            raise OptionsError("not yet supported by fastz_D: --infer (aligning with the "
-                               "fractional inferred scores); --inferonly writes them")
         if self.hspthresh_top is not None:
             raise OptionsError("not yet supported by fastz_D: --inferonly with an adaptive "
                                "--hspthresh")

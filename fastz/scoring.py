@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re as _re
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -71,9 +71,9 @@ class ScoreSet:
         return self.labels if self.row_labels is None else self.row_labels
 
     @property
-    def aa(self) -> int:
+    def aa(self) -> int | float:
         """sub[first row label][first column label]: LASTZ's default xdrop is 10 times this."""
-        return int(self.sub[ord(self.rows[0]), ord(self.labels[0])])
+        return _score_value(self.sub[ord(self.rows[0]), ord(self.labels[0])])
 
     def format_matrix(self, with_extras: bool = False, prefix: str = "",
                       double: bool = False) -> str:
@@ -105,8 +105,18 @@ class ScoreSet:
         for i, r in enumerate(rows):
             label = "" if hidden else "%2s" % ("%02X" % ord(r) if rows_hex else r)
             out.append(prefix + ("  " if rows_hex else " ") + label
-                       + "".join(cell(int(v)) for v in mat[i]) + "\n")
+                       + "".join(cell(_score_value(v)) for v in mat[i]) + "\n")
         return "".join(out)
+
+
+def run_score(sub: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """The score of a gap-free run, ``sub`` summed over the pairs of ``a`` and ``b`` (LASTZ
+    ``score_match``): an int, or for lastz_D's fractional scores the double sum formed
+    left to right, as LASTZ forms it (``np.sum`` adds pairwise: other roundings)."""
+    v = sub[a, b]
+    if v.dtype.kind == "f":
+        return float(np.cumsum(v)[-1]) if v.size else 0.0
+    return int(v.astype(np.int64).sum())
 
 
 def score_text(x, double: bool) -> str:
@@ -121,9 +131,38 @@ def score_plain(x, double: bool) -> str:
 
 # --- Building the tables ----------------------------------------------------------------
 
+def _table_dtype():
+    """Tables are built as float64 under lastz_D's double scores (any value may have a
+    fraction), as int32 otherwise; ``_settled`` narrows whole-number doubles again."""
+    return np.float64 if double_scores() else np.int32
+
+
+def _score_value(v):
+    """A table entry or penalty as a Python score: int, or a float with a fraction."""
+    return whole_if_integral(float(v)) if isinstance(v, (float, np.floating)) else int(v)
+
+
+def _settled(ss: ScoreSet) -> ScoreSet:
+    """lastz_D's tables: whole numbers throughout go to the integer kernels (int32 tables,
+    int penalties: their sums are exact in doubles, so nothing changes), a fraction
+    anywhere keeps every table float64 (``kernels.scorewords``: the engine then sums
+    doubles in LASTZ's order)."""
+    if ss.sub.dtype.kind != "f":
+        return ss
+    values = (ss.sub, ss.masked, np.array([ss.gap_open, ss.gap_extend], np.float64))
+    whole = all(bool(np.all(v == np.round(v)) and np.all(np.abs(v) < 2**31)) for v in values)
+    if whole:
+        return replace(ss, sub=ss.sub.astype(np.int32), masked=ss.masked.astype(np.int32),
+                       gap_open=int(ss.gap_open), gap_extend=int(ss.gap_extend),
+                       matrix=None if ss.matrix is None else ss.matrix.astype(np.int32),
+                       bad_score=_score_value(ss.bad_score),
+                       fill_score=_score_value(ss.fill_score))
+    return replace(ss, gap_open=float(ss.gap_open), gap_extend=float(ss.gap_extend))
+
+
 def _dna_tables(matrix: np.ndarray, labels: str, bad: int, fill: int) -> np.ndarray:
     """LASTZ ``new_dna_score_set``: unmasked table for a 4x4 matrix over ACGT (either case)."""
-    sub = np.full((256, 256), fill, dtype=np.int32)
+    sub = np.full((256, 256), fill, dtype=_table_dtype())
     sub[0, :] = VERY_BAD_SCORE
     sub[:, 0] = VERY_BAD_SCORE
     for x in (ord("X"), ord("x")):          # X overwrites the NUL entries too
@@ -144,7 +183,7 @@ def _masked_table(sub: np.ndarray, row_chars: str, col_chars: str, bad_col: int)
     column (row) 0 is left alone, so NUL keeps its score.
     """
     masked = sub.copy()
-    bad = int(sub[ord(row_chars[0]), bad_col])
+    bad = sub[ord(row_chars[0]), bad_col]
     upper_rows = "".join(c for c in row_chars if c.isupper())
     upper_cols = "".join(c for c in col_chars if c.isupper())
     rows = [ord(c) for c in row_chars if not c.isupper()]
@@ -201,16 +240,17 @@ def _ambiguate_iupac(t: np.ndarray, rows: str, cols: str, n_vs_n: int, n_vs_othe
 
 def build_scoreset(gap_open: int = HOXD70_OPEN, gap_extend: int = HOXD70_EXTEND) -> ScoreSet:
     """HOXD70 with LASTZ's default bad/fill scores."""
-    return _dna_scoreset(HOXD70, BAD_SCORE, FILL_SCORE, gap_open, gap_extend)
+    return _settled(_dna_scoreset(HOXD70, BAD_SCORE, FILL_SCORE, gap_open, gap_extend))
 
 
 def _dna_scoreset(matrix, bad: int, fill: int, gap_open: int, gap_extend: int,
                   settings: dict | None = None) -> ScoreSet:
-    matrix = np.asarray(matrix, dtype=np.int32)
+    matrix = np.asarray(matrix, dtype=_table_dtype())
     sub = _dna_tables(matrix, DNA, bad, fill)
     masked = _masked_table(sub, "ACGTacgt", "ACGTacgt", ord("X"))
-    return ScoreSet(sub, masked, int(gap_open), int(gap_extend), DNA, matrix.copy(), None,
-                    int(bad), int(fill), dict(settings or {}))
+    return ScoreSet(sub, masked, _score_value(gap_open), _score_value(gap_extend), DNA,
+                    matrix.copy(), None, _score_value(bad), _score_value(fill),
+                    dict(settings or {}))
 
 
 # --- Number parsing (LASTZ utilities.c) ---------------------------------------------------
@@ -470,8 +510,7 @@ def load_scores_file(path: str) -> ScoresFile:
                     settings["bad_row"] = code
                     pos = value.index(":", pos) + 1
                 seen.add(canon)      # (a bad_score without a character may be repeated)
-            settings["bad_score"] = integral_score(string_to_score(value[pos:]),
-                                                   f"bad_score {where}")
+            settings["bad_score"] = string_to_score(value[pos:])
             continue
         seen.add(canon)
         if canon == "seed":
@@ -488,8 +527,6 @@ def load_scores_file(path: str) -> ScoresFile:
             settings["step"] = step
         else:
             v = string_to_score(value)
-            if canon in ("fill_score", "gap_open", "gap_extend"):
-                v = integral_score(v, f"{canon} {where}")
             if canon in ("x_drop", "y_drop") and v <= 0:
                 kind = "x-drop" if canon == "x_drop" else "y-drop"
                 raise OptionsError(f"invalid {kind} threshold {where}")
@@ -544,9 +581,7 @@ def load_scores_file(path: str) -> ScoresFile:
                                    f'"{line}"')
             fields = line[p:].split()
         rows.append(r)
-        values.append([integral_score(string_to_score(f),
-                                      f"substitution score ({path}: line {lineno})")
-                       for f in fields])
+        values.append([string_to_score(f) for f in fields])
     if nfields < 0:
         raise OptionsError(f"scores file {path} contains no score rows")
     if nfields == len(cols) and len(rows) != len(cols):
@@ -569,7 +604,8 @@ def load_scores_file(path: str) -> ScoresFile:
     if "bottleneck" in settings:
         raise OptionsError(f"invalid bottleneck alphabet ({settings['bottleneck']} in {path}), "
                            "rows are DNA")
-    return ScoresFile(np.array(values, dtype=np.int32), (row_labels, col_labels), settings)
+    return ScoresFile(np.array(values, dtype=_table_dtype()), (row_labels, col_labels),
+                      settings)
 
 
 def _file_scoreset(sf: ScoresFile, gap_open: int, gap_extend: int) -> ScoreSet:
@@ -578,7 +614,7 @@ def _file_scoreset(sf: ScoresFile, gap_open: int, gap_extend: int) -> ScoreSet:
     st = sf.settings
     fill = st.get("fill_score", FILL_SCORE)
     bad = st.get("bad_score", BAD_SCORE)
-    sub = np.full((256, 256), fill, dtype=np.int32)
+    sub = np.full((256, 256), fill, dtype=_table_dtype())
     ri = [ord(c) for c in rows]
     ci = [ord(c) for c in cols]
     sub[np.ix_(ri, ci)] = sf.matrix
@@ -603,8 +639,8 @@ def _file_scoreset(sf: ScoresFile, gap_open: int, gap_extend: int) -> ScoreSet:
     pr = [rows.index(c) for c in up_rows]
     pc = [cols.index(c) for c in up_cols]
     printed = sf.matrix[np.ix_(pr, pc)]
-    return ScoreSet(sub, masked, int(gap_open), int(gap_extend), up_cols, printed.copy(),
-                    up_rows, int(bad), int(fill), dict(st))
+    return ScoreSet(sub, masked, _score_value(gap_open), _score_value(gap_extend), up_cols,
+                    printed.copy(), up_rows, _score_value(bad), _score_value(fill), dict(st))
 
 
 # --- From options -----------------------------------------------------------------------
@@ -647,15 +683,12 @@ def scoreset_from_options(opts) -> ScoreSet:
         reward = opts.match_reward
         penalty = opts.match_penalty if opts.match_penalty is not None else reward
         d = opts.double_scores
-        go = opts.gap_open if open_given else integral_score(
-            derived_score(UNIT_OPEN * penalty, d),
-            "gap open penalty derived from --match (give --gap)")
-        ge = opts.gap_extend if extend_given else integral_score(
-            derived_score(UNIT_EXTEND * penalty, d),
-            "gap extend penalty derived from --match (give --gap)")
+        go = opts.gap_open if open_given else derived_score(UNIT_OPEN * penalty, d)
+        ge = opts.gap_extend if extend_given else derived_score(UNIT_EXTEND * penalty, d)
         _check_gap(go, ge, True, True, go, ge, strict=False)
-        unit = np.where(np.eye(4, dtype=bool), reward, -penalty).astype(np.int32)
-        ss = _dna_scoreset(unit, int(UNIT_BAD * penalty), int(UNIT_FILL * penalty), go, ge)
+        unit = np.where(np.eye(4, dtype=bool), reward, -penalty).astype(_table_dtype())
+        ss = _dna_scoreset(unit, UNIT_BAD * penalty if d else int(UNIT_BAD * penalty),
+                           UNIT_FILL * penalty if d else int(UNIT_FILL * penalty), go, ge)
     else:
         go = opts.gap_open if open_given else HOXD70_OPEN
         ge = opts.gap_extend if extend_given else HOXD70_EXTEND
@@ -664,10 +697,10 @@ def scoreset_from_options(opts) -> ScoreSet:
 
     if opts.special_subs:
         base = ss.sub
-        special = np.array([[base[ord(r), ord(c)] for c in DNA] for r in DNA], np.int32)
+        special = np.array([[base[ord(r), ord(c)] for c in DNA] for r in DNA], _table_dtype())
         for r, c, v in opts.special_subs:
             special[DNA.index(r.upper()), DNA.index(c.upper())] = v
-        worst = min(0, int(special.min()))
+        worst = min(0, _score_value(special.min()))
         ss = _dna_scoreset(special, 10 * worst, worst, ss.gap_open, ss.gap_extend, ss.settings)
 
     if opts.ambiguous_iupac or opts.ambiguous_n:
@@ -685,4 +718,4 @@ def scoreset_from_options(opts) -> ScoreSet:
             _ambiguate_n(t, r, c, n_vs_n, n_vs_other)
         ss = ScoreSet(sub, masked, ss.gap_open, ss.gap_extend, ss.labels, ss.matrix,
                       ss.row_labels, ss.bad_score, ss.fill_score, ss.settings)
-    return ss
+    return _settled(ss)

@@ -381,7 +381,7 @@ def test_unbounded_result_exact_when_usable(shared_pairs, monkeypatch, capsys):
         n = anchors.shape[0]
         al, sg, ops, meta, ix = new_state(n + 1, len(T))
         e_al, e_sg, _e_ops, e_meta, e_ix = new_state(1, len(T))
-        work, ework = new_work(), new_work()
+        work, ework = new_work(sub), new_work(sub)
         st = np.zeros(N_STATS, np.int64)
         for k in range(n):
             a1, a2 = int(anchors["pos1"][k]), int(anchors["pos2"][k])

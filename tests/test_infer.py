@@ -244,16 +244,6 @@ def test_failures_match_lastz_D(text, words, shared_pairs, tmp_path):
     assert got.stdout == b""
 
 
-def test_infer_with_alignment_is_refused_by_name(shared_pairs):
-    """--infer aligns with the fractional inferred scores afterwards, which fastz_D's
-    integer gapped kernels cannot: refused in one line, naming --inferonly."""
-    res = _run("fastz_D", ["target.fa", "query.fa", "--infer"],
-               shared_pairs / "dengue1_vs_dengue2")
-    err = res.stderr.decode()
-    assert res.returncode == 1 and err.count("\n") == 1, err
-    assert "not yet supported by fastz_D: --infer" in err and "--inferonly" in err
-
-
 # --- the pieces against plain references ------------------------------------------------
 
 

@@ -262,7 +262,7 @@ def _twin():
 
 def _extend(t, q, mode, Y=9400, O=400, E=30):
     al, sg, _ops, _meta, _ix = new_state(1)
-    buf = list(new_work()[:7])
+    buf = list(new_work(SUB)[:7])
     r = one_sided(padded(t, q), False, 0, 0, len(t) - 1, len(q) - 1, SUB, O, E, Y, True,
                   1 << 40, al, sg, NONE, NONE, NONE, NONE, NONE, *buf[:4], 0, mode, *buf[4:],
                   0, 0)

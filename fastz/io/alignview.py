@@ -21,6 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from ..records import OP_DEL, OP_INS, OP_MATCH, Alignments, Sequence
+from ..scoring import run_score
 
 # --- Byte tables -------------------------------------------------------------------
 
@@ -425,14 +426,15 @@ def degapify(alns: Alignments, t: np.ndarray, q: np.ndarray, sub: np.ndarray) ->
             beg2.append(p2)
             length.append(run)
             if run:
-                score.append(int(sub[t[p1:p1 + run], q[p2:p2 + run]].astype(np.int64).sum()))
+                score.append(run_score(sub, t[p1:p1 + run], q[p2:p2 + run]))
             else:
                 score.append(0)
     b1 = np.asarray(beg1, np.int64)
     b2 = np.asarray(beg2, np.int64)
     ln = np.asarray(length, np.int64)
     n = b1.shape[0]
-    return Alignments(b1, b1 + ln, b2, b2 + ln, np.asarray(score, np.int64),
+    return Alignments(b1, b1 + ln, b2, b2 + ln,
+                      np.asarray(score, np.float64 if sub.dtype.kind == "f" else np.int64),
                       np.arange(n + 1, dtype=np.int64),
                       (ln.astype(np.uint64) << np.uint64(4)) | np.uint64(OP_MATCH),
                       "hsp")

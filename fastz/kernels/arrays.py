@@ -30,6 +30,17 @@ def segment_rows(table, n):
     return np.empty((n, 4), np.float64 if table.dtype.kind == "f" else np.int64)
 
 
+def score_column(table, n):
+    """``n`` scores found with ``table``: int64, or float64 for fractional scores."""
+    return np.empty(n, np.float64 if table.dtype.kind == "f" else np.int64)
+
+
+@overload(score_column)
+def _score_column(table, n):
+    dtype = np.float64 if isinstance(table.dtype, types.Float) else np.int64
+    return lambda table, n: np.empty(n, dtype)
+
+
 @overload(segment_rows)
 def _segment_rows(table, n):
     dtype = np.float64 if isinstance(table.dtype, types.Float) else np.int64

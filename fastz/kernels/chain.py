@@ -159,7 +159,7 @@ def connect_penalty(p1a, p2a, lena, p1b, p2b, diag_pen, anti_pen, scale, aa, dou
     if subs >= 0:
         penalty += float(_wrap32(subs * int(anti_pen)))
     else:
-        penalty += float(_wrap32(_wrap32(-subs * scale) * aa))
+        penalty += float(_wrap32(_wrap32(-subs * scale) * int(aa)))
     if penalty > float(BEST_POSSIBLE):
         return float(BEST_POSSIBLE)
     return float(_double_to_int(penalty))

@@ -15,7 +15,7 @@ from numba import njit
 
 from . import cells
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
-from .arrays import grow
+from .arrays import grow, score_column
 from .norefs import no_refcount
 from .prefetch import prefetch
 from .seeding import lookup, query_keys, window_key
@@ -364,8 +364,9 @@ def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
 
 @njit(cache=True)
 def score_segments(t, q, pos1, pos2, length, table):
-    """Score every segment with ``table`` (LASTZ ``segment.c`` ``score_segments``)."""
-    out = np.empty(pos1.shape[0], np.int64)
+    """Score every segment with ``table`` (LASTZ ``segment.c`` ``score_segments``; float64
+    scores for a fractional table)."""
+    out = score_column(table, pos1.shape[0])
     for k in range(pos1.shape[0]):
         out[k] = _segment_score(t, q, pos1[k], pos2[k], length[k], table)
     return out

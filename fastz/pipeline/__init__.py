@@ -105,7 +105,10 @@ def _refuse_with_chores(opts: Options) -> None:
 class Aligner:
     """The target side (sequence, seed index, scoring) shared by every query strand."""
 
-    def __init__(self, opts: Options):
+    def __init__(self, opts: Options, scores=None, table_step: int | None = None):
+        """``scores``: the scoring set, when not the options' (``--infer``'s);
+        ``table_step``: the step of the target's seed table, when not the options'
+        (``--infer``'s control file)."""
         from ..io.sequences import load_target
         from ..scoring import scoreset_from_options
         from .seeding import SeedIndex, build_index, parse_seed
@@ -114,7 +117,10 @@ class Aligner:
         self.started = started              # ... and --runtime
         self.limit_exceeded = 0           # strand searches over --queryhsplimit
         self.depth_warned = False         # --querydepth explained once per run
-        self.scores = scoreset_from_options(opts)
+        self.scores = scores if scores is not None else scoreset_from_options(opts)
+        warning = opts.scores_warning(self.scores)     # (LASTZ says it while parsing)
+        if warning:
+            sys.stderr.write(warning)
         capsule = None
         if (opts.extra or {}).get("targetcapsule"):
             if "chores" in opts.extra:
@@ -133,7 +139,13 @@ class Aligner:
         from .filtering import hit_processor
         self.hitproc = hit_processor(self.opts)     # --twins, --filter, --exact, ...
         from ..kernels.device import select_backend
-        self.backend = select_backend(self.opts.backend, self.opts.quiet)
+        from ..kernels.scorewords import fractional
+        self.fractional = fractional(self.scores.sub)   # lastz_D's scores with fractions
+        if self.fractional and self.opts.backend == "gpu":
+            raise OptionsError("not yet supported by fastz_D: fractional scores with "
+                               "--backend=gpu (the device kernels score in integers)")
+        self.backend = ("cpu" if self.fractional
+                        else select_backend(self.opts.backend, self.opts.quiet))
         verbosity = (self.opts.extra or {}).get("verbosity", 0)
         if verbosity >= 5 and capsule is None:
             sys.stderr.write(f'opening "{self.opts.target}"\n')
@@ -172,7 +184,8 @@ class Aligner:
                                    capsule.dir_, capsule.pos, capsule.low, capsule.low_bits,
                                    len(self.target))
         elif self.opts.segments_file is None:
-            self.index = build_index(self.target.chars, self.opts.seed, self.opts.step,
+            self.index = build_index(self.target.chars, self.opts.seed,
+                                     table_step if table_step is not None else self.opts.step,
                                      word=self.opts.word,
                                      max_word_count=(self.opts.extra or {}).get("maxwordcount"),
                                      threads=self.cores)
@@ -202,7 +215,7 @@ class Aligner:
         # short strands (reads) may be searched many at once (``strands``): where no
         # strand's search depends on another's result or on a window of its own
         self.batch_search = (self.index is not None and self.backend == "cpu"
-                             and not o.entropy_report
+                             and not o.entropy_report and not self.fractional
                              and self.census is None and self.chores is None
                              and o.segments_file is None and not o.self_compare
                              and not o.mirrors_hsps and not o.mirrors)
@@ -876,10 +889,14 @@ def run(opts: Options) -> int:
     if "inferonly" in (opts.extra or {}):
         from .infer import run_inference                # fastz_D --inferonly
         return run_inference(opts)
+    scores = step = None
+    if "infer" in (opts.extra or {}):
+        from .infer import infer_and_write              # fastz_D --infer: the scoring
+        scores, step = infer_and_write(opts)            # file, then the alignments
     # the output first: an unwritable --output fails before any work is done; it is
     # a temporary file until the run succeeds (fastz.io.output, docs/hardening.md)
     with output_stream(opts.output) as out:
-        aligner = Aligner(opts)
+        aligner = Aligner(opts, scores, step)
         o = aligner.opts
         if "tableonly" in o.extra or "writecapsule" in o.extra:
             # the seed table (if shown) and the capsule are all: no query is read

@@ -40,7 +40,7 @@ def chain_segments(hsps: np.ndarray, diag_pen: int, anti_pen: int, aa: int,
         np.ascontiguousarray(hsps["length"], np.int64),
         np.ascontiguousarray(hsps["score"], np.float64 if double else np.int64),
         *((float(diag_pen), float(anti_pen)) if double else (int(diag_pen), int(anti_pen))),
-        int(scale), int(aa), double)
+        int(scale), float(aa) if double else int(aa), double)
     return hsps[keep]
 
 
@@ -131,4 +131,4 @@ def chain_strand_hsps(hsps: np.ndarray, target: Sequence, query: Sequence, opts,
             np.ascontiguousarray(hsps["pos1"], np.int64), np.ascontiguousarray(hsps["pos2"], np.int64),
             np.ascontiguousarray(hsps["length"], np.int64), scores.masked)
     return chain_hsps(hsps, target, query, opts.chain_diag or 0, opts.chain_anti or 0,
-                      int(scores.aa), opts.double_scores)
+                      scores.aa, opts.double_scores)

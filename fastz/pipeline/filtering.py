@@ -254,6 +254,24 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         raise OptionsError(f"transition must be 0, 1 or 2 (got {transition})")
     t = np.ascontiguousarray(target_chars, dtype=np.uint8)
     q = np.ascontiguousarray(query_chars, dtype=np.uint8)
+    if masked_sub.dtype.kind == "f":
+        # lastz_D's fractional scores (fastz_D --infer, a scores file with fractions)
+        if processor is None and not gfextend:
+            processor = default_processor(gfextend, gapped)
+        trans = 0 if spec.halfweight else int(transition)
+        self_mode = {None: 0, "+": 1, "-": 2}[self_strand]
+        if self_mode == 2 and ((t.shape[0] and t[0] == 0) or (q.shape[0] and q[0] == 0)):
+            self_mode = 3                  # (as below: opposite strands, partitioned)
+        hsps = fractional_hsps(index, t, q, kseed.char_codes(q), masked_sub, trans, xdrop,
+                               hspthresh, entropy, processor, self_mode,
+                               _partition_tables(t, q) if self_mode == 3 else None,
+                               stop_after, (0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)
+                               if window is None else tuple(int(v) for v in window))
+        if processor is not None and not processor.defer:
+            hsps = finish_hsps(hsps, t, q, masked_sub, processor)
+        if stats is not None:
+            stats["hsps"] = stats.get("hsps", 0) + int(hsps.shape[0])
+        return hsps
     table = np.ascontiguousarray(masked_sub, dtype=np.int32)
     len1 = _strand_length(t)
     len2 = _strand_length(q)
@@ -535,6 +553,51 @@ def general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop, hspthre
         hp.min_matches, hp.max_transversions, care,
         hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after, *window,
         *_diag_tables())
+
+
+def fractional_hsps(index, t, q, qcodes, table, trans, xdrop, hspthresh, entropy: bool,
+                    hp: HitProcessor | None, self_mode: int = 0, part_tables=None,
+                    stop_after: int = -1,
+                    window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)) -> np.ndarray:
+    """One query strand's HSPs under lastz_D's fractional scores (a float64 ``table``):
+    HSP_DOUBLE_DTYPE rows in LASTZ's order, not merged.  The default processor runs
+    ``kernels.filtering.search_strand_double``, the others (``hp``; and the default one
+    with --self's ``self_mode``, a ``stop_after`` or a chore's ``window``, as
+    ``find_hsps`` takes them) the general kernel compiled for the float table; the
+    entropy adjustment and the threshold after it are lastz_D's (an exact or mismatch
+    extension had its length threshold in the kernel)."""
+    if hp is None and (self_mode or stop_after >= 0 or window[0] != 0 or window[2] != 0
+                       or window[1] != kfilt.NO_LIMIT or window[3] != kfilt.NO_LIMIT):
+        hp = default_processor(True, True)
+    spec = index.spec
+    len1, len2 = _strand_length(t), _strand_length(q)
+    xdrop, hspthresh = float(xdrop), float(hspthresh)
+    if len2 < spec.length:
+        rows = np.zeros((0, 4))
+    elif hp is None:
+        rows = kfilt.search_strand_double(
+            index.dir_, index.low, index.pos, index.low_bits, spec.length, spec.care_off,
+            spec.care_bits, spec.flips, spec.resolve_off, trans, t, q, qcodes, len1, len2,
+            table, xdrop, hspthresh, kfilt.diag_hash(len2))
+    else:
+        rows, _, shortfall = general_search(index, t, q, qcodes, len1, len2, table, trans,
+                                            xdrop, hspthresh, False, hp, self_mode,
+                                            part_tables, stop_after, window)
+        if shortfall[0] >= 0:
+            say_shortfall(int(shortfall[0]), int(shortfall[1]))
+    pos1 = rows[:, 0].astype(np.int64)
+    pos2 = rows[:, 1].astype(np.int64)
+    length = rows[:, 2].astype(np.int64)
+    score = np.ascontiguousarray(rows[:, 3], dtype=np.float64)
+    if hp is None or hp.ext == khit.EXT_XDROP:
+        if entropy:
+            score = kfilt.entropy_adjusted(t, q, pos1, pos2, length, score,
+                                           max(0.0, hspthresh), 3 * hspthresh)
+        keep = score >= hspthresh
+        pos1, pos2, length, score = pos1[keep], pos2[keep], length[keep], score[keep]
+    h = np.empty(pos1.shape[0], HSP_DOUBLE_DTYPE)
+    h["pos1"], h["pos2"], h["length"], h["score"] = pos1, pos2, length, score
+    return h
 
 
 def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,

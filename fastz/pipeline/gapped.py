@@ -22,7 +22,7 @@ from ..kernels.gapped import (
 from ..kernels.scorewords import fractional, scores_of, to_word
 from ..kernels.ydrop import pad_target
 from ..records import Alignments, Sequence, concat_buffers
-from ..scoring import ScoreSet
+from ..scoring import ScoreSet, run_score
 
 BEST_POSSIBLE = 0x7FFFFFFF
 STAT_NAMES = ("anchors", "anchors_skipped", "extensions", "eager", "cells_inspector",
@@ -46,8 +46,7 @@ def _identical_score(a: np.ndarray, b: np.ndarray, sub: np.ndarray) -> int | Non
         return None
     ua = _UPPER[a]
     if fractional(sub):
-        # (lastz_D: a double sum, left to right, as cumsum adds; it cannot saturate)
-        return float(np.cumsum(sub[ua, ua])[-1]) if ua.size else 0.0
+        return run_score(sub, ua, ua)       # (lastz_D's double sum: it cannot saturate)
     s = sub[ua, ua].astype(np.int64)
     if s.size == 0:
         return 0

@@ -36,17 +36,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import InputError, OptionsError
-from ..kernels import filtering as kfilt
-from ..kernels import hitproc as khit
 from ..kernels import seeding as kseed
 from ..kernels.alnstats import IDENTITY_BINS, binned_substitutions
 from ..options import Options
-from ..records import HSP_DOUBLE_DTYPE, Alignments, StrandResult, strand_length
+from ..records import Alignments, StrandResult
 from ..scoring import string_to_double, string_to_int, string_to_score
 from .anchors import merge_segments
 from .backend_filters import collects_hsps, filter_hsps
-from .filtering import (NUC_BITS, default_processor, general_search, hit_processor,
-                        say_shortfall)
+from .filtering import NUC_BITS, default_processor, fractional_hsps, hit_processor
 
 #: LASTZ's ratio kinds for a control-file setting (``ratioNone``, ...)
 AS_GIVEN, TIMES_BEST, TIMES_WORST = "none", "max", "min"
@@ -517,35 +514,10 @@ class Inference:
              collect: bool) -> np.ndarray:
         """One query strand's HSPs (HSP_DOUBLE_DTYPE, in LASTZ's order) under the
         round's scores; ``collect``: through the back-end filters."""
-        spec = self.index.spec
-        t = self.target.chars
-        q = query.chars
-        len1, len2 = strand_length(t), strand_length(q)
         hp = self.hp
-        if len2 < spec.length:
-            rows = np.zeros((0, 4))
-        elif hp is None:
-            rows = kfilt.search_strand_double(
-                self.index.dir_, self.index.low, self.index.pos, self.index.low_bits,
-                spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
-                self.trans, t, q, self._codes(q), len1, len2, masked, float(xdrop),
-                float(thresh), kfilt.diag_hash(len2))
-        else:
-            rows = self._general(hp, t, q, len1, len2, masked, xdrop, thresh)
-        pos1 = rows[:, 0].astype(np.int64)
-        pos2 = rows[:, 1].astype(np.int64)
-        length = rows[:, 2].astype(np.int64)
-        score = np.ascontiguousarray(rows[:, 3])
-        if hp is None or hp.ext == khit.EXT_XDROP:
-            # (the kernels leave lastz_D's entropy adjustment and the threshold after it
-            # to this: an exact or mismatch extension had its length threshold there)
-            if self.entropy:
-                score = kfilt.entropy_adjusted(t, q, pos1, pos2, length, score,
-                                               max(0.0, thresh), 3 * thresh)
-            keep = score >= thresh
-            pos1, pos2, length, score = pos1[keep], pos2[keep], length[keep], score[keep]
-        h = np.empty(pos1.shape[0], HSP_DOUBLE_DTYPE)
-        h["pos1"], h["pos2"], h["length"], h["score"] = pos1, pos2, length, score
+        h = fractional_hsps(self.index, self.target.chars, query.chars,
+                            self._codes(query.chars), masked, self.trans, xdrop, thresh,
+                            self.entropy, hp)
         if collect:
             # (LASTZ finish_one_strand: merged where its processor asks, then filtered)
             if hp is not None and hp.merge:
@@ -553,23 +525,13 @@ class Inference:
             h = filter_hsps(h, self.target, query, self.filters.opts)
         return h
 
-    def _general(self, hp, t, q, len1, len2, masked, xdrop, thresh) -> np.ndarray:
-        """A strand's segments through ``kernels.hitproc`` (a processor other than the
-        default), compiled for the float table: float64 rows, with the scores before
-        any entropy adjustment."""
-        rows, _, shortfall = general_search(self.index, t, q, self._codes(q), len1, len2,
-                                            masked, self.trans, float(xdrop), float(thresh),
-                                            False, hp)
-        if shortfall[0] >= 0:
-            say_shortfall(int(shortfall[0]), int(shortfall[1]))
-        return rows
-
 
 def infer_scores(opts: Options, ctl: Control, each_round=None
-                 ) -> tuple[np.ndarray, float, float]:
+                 ) -> tuple[np.ndarray, float, float, int]:
     """LASTZ ``drive_scoring_inference`` with gap iterations off: (the inferred 4x4
-    substitution scores, gap open, gap extend).  ``each_round(round_no, scores,
-    threshold, x-drop)`` is told what each round starts with."""
+    substitution scores, gap open, gap extend, the number of rounds run).
+    ``each_round(round_no, scores, threshold, x-drop)`` is told what each round starts
+    with."""
     check_control(ctl, opts)
     run = Inference(opts, ctl)
     scoring, masked = unit_tables(ctl.scale)
@@ -588,20 +550,22 @@ def infer_scores(opts: Options, ctl: Control, each_round=None
         hsp_ratio *= (-worst) / best
     try:
         with ThreadPoolExecutor(max_workers=run.threads) as pool:
-            sub4 = _rounds(run, ctl, pool, masked, sub4, hsp_ratio, each_round)
+            sub4, rounds = _rounds(run, ctl, pool, masked, sub4, hsp_ratio, each_round)
     finally:
         if run.plot is not None:
             run.plot.out.close()
     best, worst = float(sub4.max()), float(sub4.min())
     ratios = {AS_GIVEN: 1.0 / best, TIMES_WORST: (-worst) / best, TIMES_BEST: 1.0}
     return (sub4, gap_open * ratios[open_kind] * best,
-            gap_extend * ratios[extend_kind] * best)
+            gap_extend * ratios[extend_kind] * best, rounds)
 
 
 def _rounds(run: Inference, ctl: Control, pool, masked: np.ndarray, sub4: np.ndarray,
-            hsp_ratio: float, each_round=None) -> np.ndarray:
+            hsp_ratio: float, each_round=None) -> tuple[np.ndarray, int]:
     """LASTZ's phase I: align, count, infer until the scores come back to a set seen
-    before; returns the last inferred 4x4 scores (``masked`` is updated as it goes)."""
+    before; returns the last inferred 4x4 scores and the number of rounds run
+    (``masked`` is updated as it goes)."""
+    rounds = 0
     past = [(sub4[0, 0], sub4[3, 3], sub4[0, 1], sub4[0, 2], sub4[0, 3], sub4[1, 2])]
     acgt = [ord(c) for c in NUCS]
     for round_no in range(max(0, min(ctl.sub_iterations, MAX_SUB_ITERATIONS))):
@@ -629,9 +593,10 @@ def _rounds(run: Inference, ctl: Control, pool, masked: np.ndarray, sub4: np.nda
                    for old in past)
         past.append(now)
         masked[np.ix_(acgt, acgt)] = sub4           # (LASTZ repair_scores)
+        rounds += 1
         if done:
             break
-    return sub4
+    return sub4, rounds
 
 
 def _c_float(percent: float) -> float:
@@ -642,10 +607,25 @@ def _c_float(percent: float) -> float:
 def run_inference(opts: Options) -> int:
     """``fastz_D --inferonly``: write the inferred scoring file; returns the exit code."""
     from ..io.output import output_stream
+    with output_stream(opts.output) as main:    # (LASTZ creates it: nothing else in it)
+        infer_and_write(opts)
+        if opts.markend:
+            main.write("# lastz end-of-file\n")
+    return 0
+
+
+def infer_and_write(opts: Options):
+    """Infer the pair's scores as ``--infer[only]`` asks and write the scoring file
+    (stdout, or ``--infscores``); returns the scoring set lastz_D then aligns with and
+    the step of its seed table: lastz_D builds the table once with the inference's
+    step and rebuilds it only when both the seed and the step differ (``&&`` for
+    ``||``), which a control file cannot make happen, so the control file's step also
+    samples the target for the alignment."""
+    from ..io.output import output_stream
     from ..scoring import scoreset_from_options
     extra = opts.extra or {}
     ctl = Control()
-    path = extra.get("inferonly")
+    path = extra.get("inferonly", extra.get("infer"))
     if isinstance(path, str):
         read_control(path, ctl)
     dest = extra.get("infscores")
@@ -656,14 +636,45 @@ def run_inference(opts: Options) -> int:
         with output_stream(scores_file_name(dest, f"s{round_no:03d}")) as out:
             out.write(scores_text(sub4, None, False, (thresh, xdrop)))
 
-    with output_stream(opts.output) as main:    # (LASTZ creates it: nothing else in it)
-        opts = opts.resolved(scoreset_from_options(opts))
-        opts.validate()
-        sub4, gap_open, gap_extend = infer_scores(
-            opts, ctl, each_round if dest is not None and "%s" in dest else None)
-        text = scores_text(sub4, (gap_open, gap_extend), ctl.write_int)
-        with output_stream(None if dest is None else scores_file_name(dest, "")) as out:
-            out.write(text)
-        if opts.markend:
-            main.write("# lastz end-of-file\n")
-    return 0
+    opts = opts.resolved(scoreset_from_options(opts))
+    opts.validate()
+    sub4, gap_open, gap_extend, rounds = infer_scores(
+        opts, ctl, each_round if dest is not None and "%s" in dest else None)
+    text = scores_text(sub4, (gap_open, gap_extend), ctl.write_int)
+    with output_stream(None if dest is None else scores_file_name(dest, "")) as out:
+        out.write(text)
+    return inferred_scoreset(sub4, gap_open, gap_extend, rounds, ctl.scale), ctl.step
+
+
+def inferred_scoreset(sub4: np.ndarray, gap_open: float, gap_extend: float, rounds: int,
+                      scale: float):
+    """The scoring set ``drive_scoring_inference`` returns, which lastz_D aligns with.
+
+    LASTZ ping-pongs two sets through the rounds, each round's scores written into the
+    one not in use: the scaled unit set and one made with every score 0.  The set it
+    returns is the unit set after an even number of rounds, the zero set after an odd
+    one, with ``repair_scores`` applied (the ACGT scores in both cases, N against ACGT
+    and N scoring the worst substitution, row and column 0 very bad); every other cell
+    (X, other letters) keeps that set's first value, and the masked set is made from
+    it afresh (``masked_score_set``)."""
+    from ..scoring import DNA, ScoreSet, _masked_table, _settled
+    unit, _ = unit_tables(scale)
+    sub = unit if rounds % 2 == 0 else np.zeros((256, 256))
+    if rounds:
+        worst = min(0.0, float(sub4.min()))
+        for r, a in enumerate(NUCS):
+            for c, b in enumerate(NUCS):
+                for x in (a, a.lower()):
+                    for y in (b, b.lower()):
+                        sub[ord(x), ord(y)] = sub4[r, c]
+        ns = [ord("N"), ord("n")]
+        acgt = [ord(ch) for ch in NUCS + NUCS.lower()]
+        sub[np.ix_(acgt, ns)] = worst
+        sub[np.ix_(ns, acgt)] = worst
+        sub[np.ix_(ns, ns)] = worst
+        sub[0, :] = VERY_BAD
+        sub[:, 0] = VERY_BAD
+    masked = _masked_table(sub, DNA + DNA.lower(), DNA + DNA.lower(), ord("X"))
+    return _settled(ScoreSet(sub, masked, float(gap_open), float(gap_extend), DNA,
+                             sub4.copy(), None, float(sub[ord("X"), ord("A")]),
+                             float(sub[ord("A"), ord("C") | 0x80]), {}))

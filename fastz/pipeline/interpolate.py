@@ -273,13 +273,16 @@ def _gather(pieces: list[Alignments], order: list[tuple[int, int]]) -> Alignment
     for p, k in order:
         al = pieces[p]
         for name in cols:
-            cols[name].append(int(getattr(al, name)[k]))
+            cols[name].append(getattr(al, name)[k].item())
         run = al.ops[al.ops_start[k]:al.ops_start[k + 1]]
         ops.append(run)
         counts.append(run.shape[0])
     starts = np.zeros(len(order) + 1, np.int64)
     np.cumsum(counts, out=starts[1:])
-    arr = {name: np.array(v, np.int64) for name, v in cols.items()}
+    # (scores stay doubles where fastz_D's fractional scores made them so)
+    fractional = any(p.score.dtype.kind == "f" for p in pieces)
+    arr = {name: np.array(v, np.float64 if name == "score" and fractional else np.int64)
+           for name, v in cols.items()}
     return Alignments(arr["beg1"], arr["end1"], arr["beg2"], arr["end2"], arr["score"], starts,
                       np.concatenate(ops).astype(np.uint64) if ops else np.zeros(0, np.uint64),
                       pieces[0].kind)

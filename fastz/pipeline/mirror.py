@@ -20,6 +20,7 @@ import sys
 import numpy as np
 
 from ..records import OP_DEL, OP_INS, OP_MATCH, Alignments, Sequence
+from ..scoring import run_score
 from .filtering import _strand_length
 
 _SWAP = {OP_MATCH: OP_MATCH, OP_INS: OP_DEL, OP_DEL: OP_INS}
@@ -154,7 +155,7 @@ def _score(sub, gap_open, gap_extend, t, q, p1, p2, script) -> int:
         if rpt == 0:
             continue
         if op == OP_MATCH:
-            s += int(sub[t[p1:p1 + rpt], q[p2:p2 + rpt]].astype(np.int64).sum())
+            s += run_score(sub, t[p1:p1 + rpt], q[p2:p2 + rpt])
             p1 += rpt
             p2 += rpt
         elif op == OP_INS:
@@ -180,7 +181,7 @@ def mirror_alignments(alns: Alignments, target: Sequence, query: Sequence, same_
         pos1, end1 = int(alns.beg1[k]), int(alns.end1[k])
         pos2, end2 = int(alns.beg2[k]), int(alns.end2[k])
         script = _script(alns, k)
-        score = int(alns.score[k])
+        score = alns.score[k].item()
         if same_strand:
             kept.append((pos1, end1, pos2, end2, score, script))
             images.append((pos2, end2, pos1, end1, score,
@@ -241,6 +242,9 @@ def _build(rows: list, kind: str) -> Alignments:
     starts = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(counts, out=starts[1:])
     ops = [(int(r) << 4) | int(op) for row in rows for op, r in row[5]]
-    col = [np.array([r[i] for r in rows], np.int64) for i in range(5)]
+    col = [np.array([r[i] for r in rows], np.int64) for i in range(4)]
+    scores = [r[4] for r in rows]                  # (fastz_D: doubles with fractions)
+    col.append(np.array(scores, np.float64 if any(isinstance(s, float) for s in scores)
+                        else np.int64))
     return Alignments(col[0], col[1], col[2], col[3], col[4], starts,
                       np.array(ops, np.uint64), kind)

@@ -291,12 +291,13 @@ class _Parser:
             self.set(match_reward=1, match_penalty=1)
         elif arg.startswith(("--match=", "U=")):
             r_text, _, p_text = val.partition(",")
-            reward = string_to_score(r_text)
+            # (LASTZ keeps the two in ints, also in lastz_D: a fraction is cut off)
+            reward = int(string_to_score(r_text))
             if reward <= 0:
                 raise OptionsError(f"{r_text} is not a valid match score")
             penalty = reward
             if "," in val:
-                penalty = string_to_score(p_text)
+                penalty = int(string_to_score(p_text))
                 if penalty <= 0:
                     raise OptionsError(f"{p_text} is not a valid mismatch penalty")
             self.set(match_reward=reward, match_penalty=penalty)

@@ -94,8 +94,9 @@ def one_sided(seqs, reverse, a1, a2, M, N, sub, gap_open, gap_extend, ydrop, tri
     al, sg : accepted-alignment and segment stores (see fastz.kernels.bounds).
     lseg0, laln0, rseg0, raln0 : bounding segments/alignments from the skip test.
     alist0 : first alignment above (forward) / below (reverse) the anchor row.
-    cc, dd : work rows (C, D), int32 or float64 as ``scorewords.dp_row``; mk : int64 mask stamps (a cell is masked when
-        its stamp equals this row's); act : active-segment table.
+    cc, dd : work rows (C, D), int32 or float64 as ``scorewords.dp_row``; mk : int64
+        mask stamps (a cell is masked when its stamp equals this row's); act :
+        active-segment table.
     stamp0 : unique stamp base for masks of this call (mask = stamp0 + row).
     mode : MODE_FULL, MODE_INSPECT or MODE_EXECUTE.
     rows : int64[n, ROW_FIELDS] per-row record (written by the inspector, read by

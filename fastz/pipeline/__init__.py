@@ -144,6 +144,15 @@ class Aligner:
         if self.fractional and self.opts.backend == "gpu":
             raise OptionsError("not yet supported by fastz_D: fractional scores with "
                                "--backend=gpu (the device kernels score in integers)")
+        stopping = [flag for key, flag in (("queryhsplimit", "--queryhsplimit"),
+                                           ("anyornone", "--anyornone"),
+                                           ("limitperquery", "--stopafter"))
+                    if key in (self.opts.extra or {})]
+        if self.fractional and stopping:
+            # (the search stops on a count of HSPs the float kernels find before lastz_D's
+            # entropy adjustment, which may drop some of them afterwards)
+            raise OptionsError(f"not yet supported by fastz_D: fractional scores with "
+                               f"{stopping[0]}")
         self.backend = ("cpu" if self.fractional
                         else select_backend(self.opts.backend, self.opts.quiet))
         verbosity = (self.opts.extra or {}).get("verbosity", 0)

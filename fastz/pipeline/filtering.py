@@ -262,11 +262,13 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         self_mode = {None: 0, "+": 1, "-": 2}[self_strand]
         if self_mode == 2 and ((t.shape[0] and t[0] == 0) or (q.shape[0] and q[0] == 0)):
             self_mode = 3                  # (as below: opposite strands, partitioned)
+        if stop_after >= 0:
+            # (the Aligner refuses the options that stop: see fractional_hsps)
+            raise ValueError("find_hsps: no stop with fractional scores")
         hsps = fractional_hsps(index, t, q, kseed.char_codes(q), masked_sub, trans, xdrop,
                                hspthresh, entropy, processor, self_mode,
                                _partition_tables(t, q) if self_mode == 3 else None,
-                               stop_after, (0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)
-                               if window is None else tuple(int(v) for v in window))
+                               FULL_WINDOW if window is None else tuple(int(v) for v in window))
         if processor is not None and not processor.defer:
             hsps = finish_hsps(hsps, t, q, masked_sub, processor)
         if stats is not None:
@@ -555,19 +557,22 @@ def general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop, hspthre
         *_diag_tables())
 
 
+#: ``find_hsps``'s window when there is no chore: every seed hit
+FULL_WINDOW = (0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)
+
+
 def fractional_hsps(index, t, q, qcodes, table, trans, xdrop, hspthresh, entropy: bool,
                     hp: HitProcessor | None, self_mode: int = 0, part_tables=None,
-                    stop_after: int = -1,
-                    window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)) -> np.ndarray:
+                    window=FULL_WINDOW) -> np.ndarray:
     """One query strand's HSPs under lastz_D's fractional scores (a float64 ``table``):
     HSP_DOUBLE_DTYPE rows in LASTZ's order, not merged.  The default processor runs
-    ``kernels.filtering.search_strand_double``, the others (``hp``; and the default one
-    with --self's ``self_mode``, a ``stop_after`` or a chore's ``window``, as
-    ``find_hsps`` takes them) the general kernel compiled for the float table; the
-    entropy adjustment and the threshold after it are lastz_D's (an exact or mismatch
-    extension had its length threshold in the kernel)."""
-    if hp is None and (self_mode or stop_after >= 0 or window[0] != 0 or window[2] != 0
-                       or window[1] != kfilt.NO_LIMIT or window[3] != kfilt.NO_LIMIT):
+    ``kernels.filtering.search_strand_double``; the others (``hp``), and the default one
+    with --self's ``self_mode`` or a chore's ``window`` (as ``find_hsps`` takes them),
+    run the general kernel compiled for the float table.  The entropy adjustment and
+    the threshold after it are lastz_D's (an exact or mismatch extension had its length
+    threshold in the kernel).  The kernels find HSPs before that adjustment, so a search
+    that stops on a count of HSPs (``--queryhsplimit``, ``--anyornone``) is not offered."""
+    if hp is None and (self_mode or window != FULL_WINDOW):
         hp = default_processor(True, True)
     spec = index.spec
     len1, len2 = _strand_length(t), _strand_length(q)
@@ -582,7 +587,7 @@ def fractional_hsps(index, t, q, qcodes, table, trans, xdrop, hspthresh, entropy
     else:
         rows, _, shortfall = general_search(index, t, q, qcodes, len1, len2, table, trans,
                                             xdrop, hspthresh, False, hp, self_mode,
-                                            part_tables, stop_after, window)
+                                            part_tables, -1, window)
         if shortfall[0] >= 0:
             say_shortfall(int(shortfall[0]), int(shortfall[1]))
     pos1 = rows[:, 0].astype(np.int64)

@@ -148,3 +148,22 @@ def test_what_fractional_scores_do_not_follow_is_refused(words, named, shared_pa
     err = res.stderr.decode()
     assert res.returncode == 1 and err.count("\n") == 1, err
     assert f"fractional scores with {named}" in err and res.stdout == b""
+
+
+@pytest.mark.parametrize("where", ["--output", "--infscores"])
+def test_infer_scores_and_alignments_go_where_lastz_D_puts_them(where, shared_pairs,
+                                                                 tmp_path):
+    """--infer: the scoring file on stdout and the alignments in --output's file; or the
+    scoring file in --infscores' and the alignments on stdout."""
+    from conftest import drop_version
+    cwd = shared_pairs / MITO
+    got = {}
+    for program in ("lastz_D", "fastz_D"):
+        path = tmp_path / f"{program}.out"
+        res = _run(program, ["target.fa", "query.fa", "--infer", "--format=general",
+                             f"{where}={path}"], cwd)
+        assert res.returncode == 0, res.stderr.decode()[-300:]
+        got[program] = (drop_version(res.stdout), drop_version(path.read_bytes()))
+    assert got["fastz_D"] == got["lastz_D"]
+    scores, alignments = got["lastz_D"] if where == "--output" else got["lastz_D"][::-1]
+    assert scores.startswith(b"# (a LASTZ scoring set") and alignments.startswith(b"#score")

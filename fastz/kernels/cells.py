@@ -146,7 +146,9 @@ def segment_peak(t, q, pos1, pos2, length, table):
     best = s
     peak = PEAK_WINDOW // 2
     for k in range(PEAK_WINDOW, length):
-        s += table[t[pos1 + k], q[pos2 + k]] - table[t[pos1 + k - PEAK_WINDOW], q[pos2 + k - PEAK_WINDOW]]
+        # (the column leaving, then the one entering: lastz_D's doubles round so)
+        s -= table[t[pos1 + k - PEAK_WINDOW], q[pos2 + k - PEAK_WINDOW]]
+        s += table[t[pos1 + k], q[pos2 + k]]
         if s > best:
             best = s
             peak = k - PEAK_WINDOW // 2

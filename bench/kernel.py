@@ -61,7 +61,7 @@ def main(argv=None) -> int:
     from fastz.scoring import build_scoreset
     sub = build_scoreset().sub
     al, sg, _ops, _meta, _ix = new_state(1)
-    buf = list(new_work()[:7])
+    buf = list(new_work(sub)[:7])
 
     def run(pairs, mode, trim=True):
         cells = 0

@@ -168,12 +168,18 @@ def _dna_tables(matrix: np.ndarray, labels: str, bad: int, fill: int) -> np.ndar
     for x in (ord("X"), ord("x")):          # X overwrites the NUL entries too
         sub[x, :] = bad
         sub[:, x] = bad
+    set_dna_block(sub, matrix, labels)
+    return sub
+
+
+def set_dna_block(table: np.ndarray, matrix: np.ndarray, labels: str = DNA) -> None:
+    """Write a 4x4 matrix over ``labels`` into a 256x256 table, for either case of the
+    row and of the column letter (as LASTZ's DNA score sets hold them)."""
     up = np.frombuffer(labels.encode(), np.uint8)
     lo = np.frombuffer(labels.lower().encode(), np.uint8)
     for rows in (up, lo):
         for cols in (up, lo):
-            sub[np.ix_(rows, cols)] = matrix
-    return sub
+            table[np.ix_(rows, cols)] = matrix
 
 
 def _masked_table(sub: np.ndarray, row_chars: str, col_chars: str, bad_col: int) -> np.ndarray:
@@ -687,8 +693,7 @@ def scoreset_from_options(opts) -> ScoreSet:
         ge = opts.gap_extend if extend_given else derived_score(UNIT_EXTEND * penalty, d)
         _check_gap(go, ge, True, True, go, ge, strict=False)
         unit = np.where(np.eye(4, dtype=bool), reward, -penalty).astype(_table_dtype())
-        ss = _dna_scoreset(unit, UNIT_BAD * penalty if d else int(UNIT_BAD * penalty),
-                           UNIT_FILL * penalty if d else int(UNIT_FILL * penalty), go, ge)
+        ss = _dna_scoreset(unit, UNIT_BAD * penalty, UNIT_FILL * penalty, go, ge)
     else:
         go = opts.gap_open if open_given else HOXD70_OPEN
         ge = opts.gap_extend if extend_given else HOXD70_EXTEND

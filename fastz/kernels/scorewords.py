@@ -76,26 +76,22 @@ def ydrop_tail(Y, E, N):
     return N + 1 if N < 500_000 else 500_000
 
 
-@intrinsic
-def _bits(typingctx, x):
-    if not isinstance(x, types.Float):
-        return None
+def _bitcast(kind, source, target, target_ir):
+    """An intrinsic reinterpreting the 64 bits of a ``kind`` value (cast to ``source``
+    first) as ``target``."""
+    def typer(typingctx, x):
+        if not isinstance(x, kind):
+            return None
 
-    def codegen(context, builder, signature, args):
-        v = context.cast(builder, args[0], signature.args[0], types.float64)
-        return builder.bitcast(v, ir.IntType(64))
-    return types.int64(x), codegen
+        def codegen(context, builder, signature, args):
+            v = context.cast(builder, args[0], signature.args[0], source)
+            return builder.bitcast(v, target_ir)
+        return target(x), codegen
+    return intrinsic(typer)
 
 
-@intrinsic
-def _float(typingctx, w):
-    if not isinstance(w, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        v = context.cast(builder, args[0], signature.args[0], types.int64)
-        return builder.bitcast(v, ir.DoubleType())
-    return types.float64(w), codegen
+_bits = _bitcast(types.Float, types.float64, types.int64, ir.IntType(64))
+_float = _bitcast(types.Integer, types.int64, types.float64, ir.DoubleType())
 
 
 def _is_float_table(sub):

@@ -60,12 +60,6 @@ def anchors_of_strands(hsp_sets: list, target_chars: np.ndarray, qcat: np.ndarra
     return a1, a2, aoff
 
 
-def _table(sub):
-    """A substitution table as the kernels take it: int32, or float64 for lastz_D's
-    fractional scores (``kernels.scorewords``)."""
-    return np.ascontiguousarray(sub, dtype=np.float64 if sub.dtype.kind == "f" else np.int32)
-
-
 def _peaks_in_order(hsps, target_chars, query_chars, sub, group=None, shift=None):
     """The HSPs' peak points (pos1, pos2, score) in LASTZ's order: score descending,
     then query position, then target position (within each ``group``, groups in
@@ -76,7 +70,7 @@ def _peaks_in_order(hsps, target_chars, query_chars, sub, group=None, shift=None
     peak = kfilt.segment_peaks(np.ascontiguousarray(target_chars, dtype=np.uint8),
                                np.ascontiguousarray(query_chars, dtype=np.uint8),
                                pos1, pos2 if shift is None else pos2 + shift, length,
-                               _table(sub))
+                               np.ascontiguousarray(sub))   # (int32, or fastz_D's float64)
     a1 = pos1 + peak
     a2 = pos2 + peak
     score = hsps["score"]             # (fastz_D: doubles, whose fractions order ties)

@@ -44,6 +44,9 @@ from .seeding import SeedIndex, parse_seed
 #: LASTZ ``defaultSeedHitQueueSize``
 DEFAULT_SEED_QUEUE = 256 * 1024
 
+#: the searches' window (t_lo, t_hi, q_lo, q_hi) when there is no chore: every seed hit
+FULL_WINDOW = (0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)
+
 #: LASTZ ``nuc_to_bits``: ACGT in either case -> 0..3, everything else -1
 NUC_BITS = np.full(256, -1, np.int8)
 for _i, _ch in enumerate("ACGT"):
@@ -254,21 +257,25 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         raise OptionsError(f"transition must be 0, 1 or 2 (got {transition})")
     t = np.ascontiguousarray(target_chars, dtype=np.uint8)
     q = np.ascontiguousarray(query_chars, dtype=np.uint8)
+    trans = 0 if spec.halfweight else int(transition)
+    self_mode = {None: 0, "+": 1, "-": 2}[self_strand]
+    if self_mode == 2 and ((t.shape[0] and t[0] == 0) or (q.shape[0] and q[0] == 0)):
+        # opposite strands of a partitioned sequence (--self on [multiple]): the
+        # diagonal test needs the partitions, which only the general kernel takes
+        self_mode = 3
+        if processor is None:
+            processor = default_processor(gfextend, gapped)
+    part_tables = _partition_tables(t, q) if self_mode == 3 else None
+    lims = FULL_WINDOW if window is None else tuple(int(v) for v in window)
     if masked_sub.dtype.kind == "f":
         # lastz_D's fractional scores (fastz_D --infer, a scores file with fractions)
         if processor is None and not gfextend:
             processor = default_processor(gfextend, gapped)
-        trans = 0 if spec.halfweight else int(transition)
-        self_mode = {None: 0, "+": 1, "-": 2}[self_strand]
-        if self_mode == 2 and ((t.shape[0] and t[0] == 0) or (q.shape[0] and q[0] == 0)):
-            self_mode = 3                  # (as below: opposite strands, partitioned)
         if stop_after >= 0:
             # (the Aligner refuses the options that stop: see fractional_hsps)
             raise ValueError("find_hsps: no stop with fractional scores")
         hsps = fractional_hsps(index, t, q, kseed.char_codes(q), masked_sub, trans, xdrop,
-                               hspthresh, entropy, processor, self_mode,
-                               _partition_tables(t, q) if self_mode == 3 else None,
-                               FULL_WINDOW if window is None else tuple(int(v) for v in window))
+                               hspthresh, entropy, processor, self_mode, part_tables, lims)
         if processor is not None and not processor.defer:
             hsps = finish_hsps(hsps, t, q, masked_sub, processor)
         if stats is not None:
@@ -293,22 +300,10 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         ent_lo, ent_hi = max(0, kthresh), 3 * kthresh
     else:
         ent_lo, ent_hi = 1, 0
-    trans = 0 if spec.halfweight else int(transition)
-    self_mode = {None: 0, "+": 1, "-": 2}[self_strand]
-    if self_mode == 2 and ((t.shape[0] and t[0] == 0) or (q.shape[0] and q[0] == 0)):
-        # opposite strands of a partitioned sequence (--self on [multiple]): the
-        # diagonal test needs the partitions, which only the general kernel takes
-        self_mode = 3
-        if processor is None:
-            processor = default_processor(gfextend, gapped)
-
-    lims = (0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT) if window is None else tuple(
-        int(v) for v in window)
     if processor is not None:
         exact = (hspthresh, entropy) if double and processor.ext == khit.EXT_XDROP else None
         return _general_hsps(index, t, q, len1, len2, table, trans, self_mode, int(xdrop),
-                             kthresh, entropy, processor, stats,
-                             _partition_tables(t, q) if self_mode == 3 else None, stop_after,
+                             kthresh, entropy, processor, stats, part_tables, stop_after,
                              lims, exact, say)
     if len2 < spec.length:
         rows = np.zeros((0, 4), np.int64)
@@ -357,7 +352,7 @@ PARTS_MIN_QUERY = 1 << 20
 
 
 def search_parts(args, len2: int, self_mode: int, threads: int,
-                 window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT), cores=None):
+                 window=FULL_WINDOW, cores=None):
     """``kernels.filtering.search_strand(*args, ...)`` in up to ``threads`` threads at
     once (``len2``: the query strand's length, which sizes the diagonal hash;
     ``window``: ``search_strand``'s t_lo, t_hi, q_lo, q_hi; ``cores()``, when given,
@@ -524,7 +519,7 @@ def _general_finish(rows, n_raw: int, shortfall, t, q, table, hp: HitProcessor, 
 def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspthresh,
                   entropy, hp: HitProcessor, stats, part_tables=None,
                   stop_after: int = -1,
-                  window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT), exact=None,
+                  window=FULL_WINDOW, exact=None,
                   say=None) -> np.ndarray:
     """find_hsps through ``kernels.hitproc`` (any processor, extender and filter);
     ``exact``: (threshold, entropy) for ``double_hsps`` (fastz_D)."""
@@ -536,7 +531,7 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
 
 def general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop, hspthresh,
                    entropy: bool, hp: HitProcessor, self_mode: int = 0, part_tables=None,
-                   stop_after: int = -1, window=(0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)):
+                   stop_after: int = -1, window=FULL_WINDOW):
     """``kernels.hitproc.search_strand_general`` of one query strand (``qcodes``: its
     seed codes), with ``hp``'s settings: (rows, seed hits, shortfall).  A float
     ``table`` (with float ``xdrop`` and ``hspthresh``) gives float64 rows: the
@@ -555,10 +550,6 @@ def general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop, hspthre
         hp.min_matches, hp.max_transversions, care,
         hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after, *window,
         *_diag_tables())
-
-
-#: ``find_hsps``'s window when there is no chore: every seed hit
-FULL_WINDOW = (0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT)
 
 
 def fractional_hsps(index, t, q, qcodes, table, trans, xdrop, hspthresh, entropy: bool,

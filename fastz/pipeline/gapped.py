@@ -191,7 +191,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     # LASTZ's tback holds (bytes - 8) + 1 one-byte cells after its header
     tb_cells = traceback_bytes - 7
     args = (target.chars, query.chars, a1, a2, lo1, hi1, lo2, hi2, scores.sub,
-            *_engine_gaps(scores), ydrop, trim, tb_cells, gappedthresh,
+            scores.gap_open, scores.gap_extend, ydrop, trim, tb_cells, gappedthresh,
             allgappedbounds, trivial, two_pass,
             target_pads if target_pads is not None else pad_target(target.chars))
     if backend in ("gpu", "twin"):
@@ -251,12 +251,6 @@ def _engine_thresholds(ydrop, gappedthresh, scores: ScoreSet):
     return math.floor(ydrop), max(math.ceil(gappedthresh), -(1 << 62))
 
 
-def _engine_gaps(scores: ScoreSet):
-    """(gap open, gap extend) in the table's score type (lastz_D sums doubles)."""
-    if fractional(scores.sub):
-        return float(scores.gap_open), float(scores.gap_extend)
-    return scores.gap_open, scores.gap_extend
-
 
 def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores: ScoreSet,
                         ydrop: int, gappedthresh: int, *, trim: bool = True,
@@ -276,8 +270,8 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
     a1, a2, aoff = anchors_of_strands(hsp_sets, target.chars, qcat, qoff, scores.sub)
     lo1, hi1 = _partition_bounds(target, a1)
     rows, enc, st, trunc = extend_strands(
-        target.chars, qcat, qoff, a1, a2, aoff, lo1, hi1, scores.sub, *_engine_gaps(scores),
-        ydrop, trim, traceback_bytes - 7, gappedthresh, allgappedbounds,
+        target.chars, qcat, qoff, a1, a2, aoff, lo1, hi1, scores.sub, scores.gap_open,
+        scores.gap_extend, ydrop, trim, traceback_bytes - 7, gappedthresh, allgappedbounds,
         two_pass, target_pads if target_pads is not None else pad_target(target.chars))
     if stats is not None:
         for name, v in zip(STAT_NAMES, st.tolist()):

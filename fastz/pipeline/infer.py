@@ -40,7 +40,7 @@ from ..kernels import seeding as kseed
 from ..kernels.alnstats import IDENTITY_BINS, binned_substitutions
 from ..options import Options
 from ..records import Alignments, StrandResult
-from ..scoring import string_to_double, string_to_int, string_to_score
+from ..scoring import set_dna_block, string_to_double, string_to_int, string_to_score
 from .anchors import merge_segments
 from .backend_filters import collects_hsps, filter_hsps
 from .filtering import NUC_BITS, default_processor, fractional_hsps, hit_processor
@@ -245,12 +245,7 @@ def unit_tables(scale: float) -> tuple[np.ndarray, np.ndarray]:
     xs = [ord("X"), ord("x")]
     s[xs, :] = UNIT_X
     s[:, xs] = UNIT_X
-    for r, a in enumerate(NUCS):
-        for c, b in enumerate(NUCS):
-            v = UNIT_MATCH if r == c else UNIT_MISMATCH
-            for ra in (a, a.lower()):
-                for cb in (b, b.lower()):
-                    s[ord(ra), ord(cb)] = v
+    set_dna_block(s, np.where(np.eye(4, dtype=bool), UNIT_MATCH, UNIT_MISMATCH), NUCS)
     if scale > 0 and scale != 1:
         s *= scale
     masked = s.copy()
@@ -662,11 +657,7 @@ def inferred_scoreset(sub4: np.ndarray, gap_open: float, gap_extend: float, roun
     sub = unit if rounds % 2 == 0 else np.zeros((256, 256))
     if rounds:
         worst = min(0.0, float(sub4.min()))
-        for r, a in enumerate(NUCS):
-            for c, b in enumerate(NUCS):
-                for x in (a, a.lower()):
-                    for y in (b, b.lower()):
-                        sub[ord(x), ord(y)] = sub4[r, c]
+        set_dna_block(sub, sub4, NUCS)
         ns = [ord("N"), ord("n")]
         acgt = [ord(ch) for ch in NUCS + NUCS.lower()]
         sub[np.ix_(acgt, ns)] = worst

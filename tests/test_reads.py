@@ -22,6 +22,7 @@ from fastz.lastz_args import parse_lastz_argv
 from fastz.pipeline import Aligner
 from fastz.pipeline import filtering
 from fastz.pipeline.parallel import BATCH_BASES, BATCH_UNITS, batches
+from fastz.records import concat_buffers
 
 MAP = ("--step=10 --seed=match12 --notransition --exact=20 --noytrim --match=1,5 "
        "--ambiguous=n --coverage=80 --identity=90 "
@@ -129,7 +130,7 @@ def test_batched_search_is_the_strand_search(reads, extra):
         for n in (0, 5, 11, 12, 19, 40, 300)]
     batch_stats, one_stats = {}, {}
     found = filtering.find_hsps_batch(
-        al.index, al.target.chars, [b.chars for b in bufs], o.transition,
+        al.index, al.target.chars, *concat_buffers([b.chars for b in bufs]), o.transition,
         al.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
         al.hitproc, batch_stats, o.double_scores)
     assert sum(h.shape[0] for h in found) > 20
@@ -170,7 +171,8 @@ def test_batched_extension_is_the_strand_extension(reads, extra):
     units = [(b[s], s) for strands, b, _ in al.query_strands() for s in strands][:900]
     assert max(len(b) for b, _ in units) == 70_000
     found = filtering.find_hsps_batch(
-        al.index, al.target.chars, [b.chars for b, _ in units], o.transition,
+        al.index, al.target.chars, *concat_buffers([b.chars for b, _ in units]),
+        o.transition,
         al.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
         al.hitproc, {}, o.double_scores)
     work = [(b, s, h) for (b, s), h in zip(units, found) if h.shape[0]]

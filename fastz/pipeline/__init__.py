@@ -23,7 +23,7 @@ from ..errors import FastzError, OptionsError
 from ..lastz_words import EXTRA_FLAGS
 from ..options import (Options, immediate_limit, query_depth, query_hsp_best,
                        query_hsp_limit)
-from ..records import Alignments, Sequence, StrandResult, strand_length
+from ..records import Alignments, Sequence, StrandResult, concat_buffers, strand_length
 
 
 @functools.cache
@@ -232,7 +232,6 @@ class Aligner:
         # happens between the HSPs and the back-end filters
         self.batch_gapped = (self.batch_search and o.gapped and not o.chain
                              and o.inner <= 0 and not self.depth and not o.notrivial)
-        self._trivial_lengths = None        # see _no_trivial
 
     def padded_target(self):
         """The target as the DP reads it (``kernels.ydrop.pad_target``): made once,
@@ -401,17 +400,30 @@ class Aligner:
         skips the later stages (most reads' strands); the results are the same."""
         if not self.batch_search or len(units) < 2:
             return [self.strand(buf, strand, threads) for buf, strand in units]
+        found, shortfall = self.search_batch(*concat_buffers([buf.chars for buf, _ in units]))
+        return self.finish_batch(units, found, shortfall, threads)
+
+    def search_batch(self, qcat, offsets) -> tuple[list, dict]:
+        """(HSPs of each strand, {strand: seed-hit queue shortfall}) of the strand
+        buffers ``qcat[offsets[k]:offsets[k + 1]]``, in one kernel call (``strands``)."""
         st = _stages()
         o = self.opts
         t0 = time.perf_counter()
-        shortfall = {}                  # (written with the strand: see _align)
+        shortfall: dict = {}                  # (written with the strand: see _align)
         found = st.filtering.find_hsps_batch(
-            self.index, self.target.chars, [buf.chars for buf, _ in units], o.transition,
+            self.index, self.target.chars, qcat, offsets, o.transition,
             self.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
             self.hitproc, self.stats, o.double_scores,
             lambda k, *at: shortfall.setdefault(k, at))
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + \
             time.perf_counter() - t0
+        return found, shortfall
+
+    def finish_batch(self, units, found: list, shortfall: dict,
+                     threads: int = 1) -> list[StrandResult]:
+        """``strands``' results from its units' HSPs (``search_batch``)."""
+        st = _stages()
+        o = self.opts
         kind = "gapped" if o.gapped else "hsp" if o.gfextend else "hit"
         extended = self._extend_batch(units, found, threads)
         out = []
@@ -476,11 +488,21 @@ class Aligner:
         has no alignment)."""
         if query.partitions is not None or query.chore is not None:
             return False
-        if self._trivial_lengths is None:
-            parts = self.target.partitions
-            self._trivial_lengths = ({len(self.target)} if parts is None
-                                     else set(parts.length.tolist()))
-        return len(query) not in self._trivial_lengths
+        return len(query) not in self.trivial_lengths
+
+    @functools.cached_property
+    def trivial_lengths(self) -> set:
+        """The query lengths that may hold a trivial self-alignment: the target's or
+        one of its sequences' (``gapped._trivial``)."""
+        parts = self.target.partitions
+        return {len(self.target)} if parts is None else set(parts.length.tolist())
+
+    @functools.cached_property
+    def plain_reads(self):
+        """The query file as ``io.plainreads.PlainReads`` where the run reads it in bulk
+        and aligns it chunk by chunk (``reads.packed_results``), else None."""
+        from .reads import plain_reads
+        return plain_reads(self)
 
     def _in_batches(self, items, held) -> Iterator[StrandResult]:
         """``strand`` of each unit, in order, from (unit, what reading it said) pairs
@@ -670,6 +692,10 @@ class Aligner:
             limit, warn, keep = query_hsp_limit(self.opts.extra)
             yield from self.by_query(partial(limited_hsp_query, limit, keep), workers,
                                      replay=partial(hsp_limit_warnings, limit, warn))
+        elif self.plain_reads is not None:
+            # many reads in a plain FASTA file: read in bulk (pipeline.reads)
+            from .reads import packed_results
+            yield from packed_results(self, self.plain_reads, workers)
         elif workers > 1:
             first = _strands(self.opts)[0]
             held = [""]
@@ -740,7 +766,8 @@ def _check_inputs(aligner: Aligner) -> None:
             chore_windows(chore, aligner.target, query, 1)
         return
     if o.segments_file is None:
-        check_queries(o.query, o)
+        if aligner.plain_reads is None:         # (else checked as it was found plain)
+            check_queries(o.query, o)
         return
     from .anchors import SegmentsReader
     segments = SegmentsReader(o.segments_file, o.double_scores)
@@ -856,6 +883,9 @@ def _align(aligner: Aligner, out) -> None:
                 said = res.stats.pop("stderr", None)
                 if said:
                     sys.stderr.write(said)
+                unreported = res.stats.pop("unreported", None)
+                if unreported is not None:              # (pipeline.reads)
+                    progress.skip(*unreported)
                 query_first = res.stats.pop("query_first", None)
                 if verbose:
                     sys.stderr.write(_searching(o, query_file, res, query_first))

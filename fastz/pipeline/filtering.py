@@ -36,7 +36,7 @@ from ..kernels import cells
 from ..kernels import filtering as kfilt
 from ..kernels import hitproc as khit
 from ..kernels import seeding as kseed
-from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE, concat_buffers
+from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE
 from ..records import strand_length as _strand_length
 from .parallel import free_cores, usable
 from .seeding import SeedIndex, parse_seed
@@ -596,13 +596,14 @@ def fractional_hsps(index, t, q, qcodes, table, trans, xdrop, hspthresh, entropy
     return h
 
 
-def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,
-                    transition: int, masked_sub: np.ndarray, xdrop: int, hspthresh,
+def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, qcat: np.ndarray,
+                    offsets: np.ndarray, transition: int, masked_sub: np.ndarray, xdrop: int, hspthresh,
                     entropy: bool, gfextend: bool, gapped: bool,
                     processor: HitProcessor | None, stats: dict | None = None,
                     double: bool = False, say=None) -> list:
-    """``find_hsps`` of many short query strand buffers (reads) at once: the same HSPs,
-    strand by strand, from one kernel call (``kernels.hitproc.search_strands_general``,
+    """``find_hsps`` of many short query strand buffers (reads) at once, strand k
+    being ``qcat[offsets[k]:offsets[k + 1]]``: the same HSPs, strand by strand, from
+    one kernel call (``kernels.hitproc.search_strands_general``,
     whose general processors include what the default kernel does).  For the plain
     case only: no ``--self``, ``--chores`` window or stop, on the CPU.  ``say(k, pos1,
     pos2)``: strand k's seed-hit queue shortfall (default: LASTZ's warning, at once)."""
@@ -614,7 +615,6 @@ def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,
     hp = processor if processor is not None else default_processor(gfextend, gapped)
     kthresh = math.floor(hspthresh)                # (as find_hsps)
     (ent_lo, ent_hi), care = _general_setup(spec, hp, kthresh, entropy)
-    qcat, offsets = concat_buffers(queries)
     rows, counts, raw, shortfall = khit.search_strands_general(
         index.dir_, index.low, index.pos, index.low_bits,
         spec.length, spec.care_off, spec.care_bits, spec.flips, spec.resolve_off,
@@ -623,24 +623,23 @@ def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, queries: list,
         kthresh, ent_lo, ent_hi, hp.min_matches, hp.max_transversions, care,
         hp.twin_min, hp.twin_max, hp.queue_size, *_diag_tables())
     exact = (hspthresh, entropy) if double and hp.ext == khit.EXT_XDROP else None
-    ends = np.cumsum(counts).tolist()
+    ends = np.cumsum(counts)
     none = (-1, -1)
-    found = []
-    # most reads' strands find nothing: their (read-only) empty table is shared, and
-    # their seed hits counted at once
+    # most reads' strands find nothing: they share one (read-only) empty table, and
+    # their seed hits are counted at once
     empty = np.zeros(0, HSP_DOUBLE_DTYPE if exact is not None else HSP_DTYPE)
-    empty_raw = 0
-    for k, (end, n, n_raw) in enumerate(zip(ends, counts.tolist(), raw.tolist())):
-        if n == 0 and shortfall[0] != k:
-            found.append(empty)
-            empty_raw += n_raw
-            continue
+    found = [empty] * counts.shape[0]
+    busy = counts > 0
+    if shortfall[0] >= 0:
+        busy[shortfall[0]] = True
+    for k in np.flatnonzero(busy).tolist():
+        end, n = int(ends[k]), int(counts[k])
         shortfall_k = shortfall[1:] if shortfall[0] == k else none
         q = qcat[offsets[k]:offsets[k + 1]]
-        found.append(_general_finish(rows[end - n:end], n_raw, shortfall_k, t, q, table, hp,
-                                     stats, exact, None if say is None else partial(say, k)))
+        found[k] = _general_finish(rows[end - n:end], int(raw[k]), shortfall_k, t, q, table,
+                                   hp, stats, exact, None if say is None else partial(say, k))
     if stats is not None:
-        stats["raw_hits"] = stats.get("raw_hits", 0) + empty_raw
+        stats["raw_hits"] = stats.get("raw_hits", 0) + int(raw[~busy].sum())
         stats["hsps"] = stats.get("hsps", 0)
     return found
 

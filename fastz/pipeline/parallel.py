@@ -22,6 +22,7 @@ import threading
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Iterator
 
 import numpy as np
@@ -132,22 +133,39 @@ def batches(items, size) -> Iterator[list]:
         yield batch
 
 
-def _align_units(units, threads: int):
-    """(alignments, extra stats, text) of each (query strand, strand), and the
-    run statistics they added."""
-    out = []
+@contextmanager
+def _busy():
+    """A strand (or batch) is being aligned in this worker (``free_cores``)."""
     with _BUSY.get_lock():
         _BUSY.value += 1
     try:
-        for res in _ALIGNER.strands(units, threads):
-            # formatting is a tenth of a strand's work in default mode: done here, in
-            # parallel, it is not a serial tail in the parent
-            out.append(_sent(res))
+        yield
     finally:
         with _BUSY.get_lock():
             _BUSY.value -= 1
+
+
+def _align_units(units, threads: int):
+    """(alignments, extra stats, text) of each (query strand, strand), and the
+    run statistics they added."""
+    with _busy():
+        # formatting is a tenth of a strand's work in default mode: done here, in
+        # parallel, it is not a serial tail in the parent
+        out = [_sent(res) for res in _ALIGNER.strands(units, threads)]
     stats, _ALIGNER.stats = _ALIGNER.stats, {}
     return out, stats
+
+
+def _align_chunk(chunk: bytes, first: int, threads: int):
+    """``reads.align_chunk`` of a chunk of plain records: (the reporting strands as
+    (number, query, strand, what ``_sent`` sends), strands, bases), and the run
+    statistics they added."""
+    from .reads import align_chunk
+    with _busy():
+        results, n, bases = align_chunk(_ALIGNER, chunk, first, threads)
+        out = [(k, res.query, res.strand, *_sent(res)) for k, res in results]
+    stats, _ALIGNER.stats = _ALIGNER.stats, {}
+    return (out, n, bases), stats
 
 
 def _align_packed(packed, threads: int):
@@ -222,6 +240,16 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
         _merge_stats(aligner.stats, stats)
         for (query, strand), (shipped, extra, text) in zip(batch, out):
             yield _result(query, strand, shipped, extra, text)
+
+
+def parallel_chunks(aligner, pieces, workers: int):
+    """``reads.align_chunk``'s outcome for each (chunk, first record) of ``pieces``,
+    in ``workers`` processes, in order."""
+    jobs = ((None, _align_chunk, (chunk, first, workers)) for chunk, first in pieces)
+    for _, ((out, n, bases), stats) in _pooled(aligner, jobs, workers):
+        _merge_stats(aligner.stats, stats)
+        yield [(k, _result(query, strand, shipped, extra, text))
+               for k, query, strand, shipped, extra, text in out], n, bases
 
 
 def _units_job(batch: list, workers: int) -> tuple:

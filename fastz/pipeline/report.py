@@ -82,6 +82,11 @@ class Progress:
         sys.stderr.write("\r" + text[:150].ljust(150))
         sys.stderr.flush()
 
+    def skip(self, strands: int, bases: int) -> None:
+        """Count strands that reported nothing and were never ``update``d (reads)."""
+        self.strands += strands
+        self.bases += bases
+
     def close(self) -> None:
         if self.shown:
             sys.stderr.write("\r" + " " * 150 + "\r")

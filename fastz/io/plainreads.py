@@ -1,0 +1,244 @@
+"""A plain FASTA file of many short records (reads), read in bulk.
+
+Read record by record, a read costs Python about 10 us (its record, names, reverse
+complement and objects, then its trip to a worker and back): more than its seed
+search.  A file that is *plainly* FASTA is instead checked in one pass (``scan``),
+cut into chunks of whole records that travel to the workers as bytes (``chunks``),
+and a chunk's records become one buffer of strands in one kernel call
+(``strand_buffers``); a Sequence is made only for a strand that has something to
+report (``record_sequence``, as the record-by-record reading makes it).
+
+Plainly FASTA, so that both readings store the same bytes under the same names: the
+file starts with '>' and is at least MIN_FILE bytes (LASTZ's format detection reads
+its first 995), every '>' starts a line and a header (none inside one), no line ends in CR, no
+header is over MAX_HEADER bytes, every other line holds only the letters a record
+may hold (no blanks or digits, which LASTZ drops or keeps by its own rules), no byte
+is NUL, and every record has a base and is at most MAX_RECORD bytes (reads: a longer
+record is better read alone, its search then threaded).  Anything else is read
+record by record, with LASTZ's messages.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import numpy as np
+from numba import njit
+
+from ..records import Sequence
+from .fasta import _tables, text
+from .seqmasks import COMPLEMENT
+
+MIN_FILE = 1024
+MAX_HEADER = 900
+MAX_RECORD = 4096
+#: bytes read from the file at a time
+BLOCK = 1 << 22
+
+_GT, _LF = 0x3E, 0x0A
+# scan state: [records, bases in the record, bytes in the record, at a line's start,
+# in a header, header bytes, longest record, total bases, clean]
+_RECORDS, _BASES, _BYTES, _LINE_START, _IN_HEADER, _HEADER, _LONGEST, _TOTAL, _CLEAN = \
+    range(9)
+
+
+@njit(cache=True, nogil=True)
+def _scan_block(buf, letters, st):
+    """Carry the scan (``scan``) through one more block of the file; False as soon as
+    the file is not plainly FASTA."""
+    for i in range(buf.shape[0]):
+        c = buf[i]
+        if c == 0x0D or c == 0:
+            return False
+        if st[_IN_HEADER]:
+            if c == _LF:
+                st[_IN_HEADER] = 0
+                st[_LINE_START] = 1
+            elif c == _GT:
+                return False                    # (a '>' only ever starts a record)
+            else:
+                st[_HEADER] += 1
+                if st[_HEADER] > MAX_HEADER:
+                    return False
+            st[_BYTES] += 1
+        elif c == _GT:
+            if not st[_LINE_START]:
+                return False
+            if st[_RECORDS] > 0 and not _end_record(st):
+                return False
+            st[_RECORDS] += 1
+            st[_BASES] = 0
+            st[_BYTES] = 1
+            st[_IN_HEADER] = 1
+            st[_HEADER] = 0
+            st[_LINE_START] = 0
+        elif st[_RECORDS] == 0:
+            return False                        # (the file must start with '>')
+        elif c == _LF:
+            st[_LINE_START] = 1
+            st[_BYTES] += 1
+        else:
+            if not letters[c]:
+                return False
+            st[_BASES] += 1
+            st[_BYTES] += 1
+            st[_LINE_START] = 0
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _end_record(st):
+    if st[_BASES] == 0 or st[_BYTES] > MAX_RECORD:
+        return False
+    if st[_BYTES] > st[_LONGEST]:
+        st[_LONGEST] = st[_BYTES]
+    st[_TOTAL] += st[_BASES]
+    return True
+
+
+@dataclass(frozen=True)
+class PlainReads:
+    """A query file found plainly FASTA (``scan``)."""
+
+    path: str
+    records: int
+    bases: int
+
+
+def scan(path: str, allow_iupac: bool) -> PlainReads | None:
+    """The file at ``path`` as PlainReads when it is plainly FASTA (module docstring),
+    else None.  Reads it once, in blocks."""
+    letters = _letters(allow_iupac)
+    st = np.zeros(9, np.int64)
+    st[_LINE_START] = 1
+    try:
+        with open(path, "rb") as f:
+            head = f.read(BLOCK)
+            if len(head) < MIN_FILE:
+                return None
+            block = head
+            while block:
+                if not _scan_block(np.frombuffer(block, np.uint8), letters, st):
+                    return None
+                block = f.read(BLOCK)
+    except OSError:
+        return None                 # (read record by record: LASTZ's message)
+    if st[_IN_HEADER] or not _end_record(st):
+        return None
+    return PlainReads(path, int(st[_RECORDS]), int(st[_TOTAL]))
+
+
+def _letters(allow_iupac: bool) -> np.ndarray:
+    """The bytes a plain record's lines may hold: the letters LASTZ keeps."""
+    keep = _tables(False, allow_iupac, None)[2].copy()
+    alpha = np.zeros(256, bool)
+    alpha[ord("A"):ord("Z") + 1] = True
+    alpha[ord("a"):ord("z") + 1] = True
+    return keep & alpha
+
+
+def chunks(path: str, max_bytes: int, max_records: int):
+    """(bytes, first record's number) of consecutive chunks of whole records of a
+    plain file, each up to ``max_bytes`` (one record at least) and ``max_records``."""
+    contig = 1
+    pending = b""
+    with open(path, "rb") as f:
+        while True:
+            data = f.read(BLOCK)
+            buf = pending + data
+            if not buf:
+                return
+            starts = np.flatnonzero(np.frombuffer(buf, np.uint8) == _GT)
+            # (in a plain file every '>' starts a record; the last may go on in the
+            # next block)
+            bounds = np.append(starts, len(buf)) if not data else starts
+            n = bounds.shape[0] - 1
+            i = 0
+            while i < n:
+                j = int(np.searchsorted(bounds, bounds[i] + max_bytes, "right")) - 1
+                j = max(i + 1, min(j, n, i + max_records))
+                yield buf[bounds[i]:bounds[j]], contig
+                contig += j - i
+                i = j
+            if not data:
+                return
+            pending = buf[bounds[n]:]
+
+
+@njit(cache=True, nogil=True)
+def _strand_buffers(buf, both, minus, complement):
+    n = 0
+    bases = 0
+    for c in buf:
+        if c == _GT:
+            n += 1
+        elif c != _LF:
+            bases += 1
+    # (header bytes were counted as bases: subtracted below)
+    heads = np.empty((n, 2), np.int64)
+    r = -1
+    in_header = False
+    for i in range(buf.shape[0]):
+        c = buf[i]
+        if c == _GT:
+            r += 1
+            heads[r, 0] = i + 1
+            in_header = True
+        elif in_header and c == _LF:
+            heads[r, 1] = i
+            in_header = False
+    for k in range(n):
+        bases -= heads[k, 1] - heads[k, 0]
+    per = 2 if both else 1
+    cat = np.empty(bases * per, np.uint8)
+    offsets = np.empty(n * per + 1, np.int64)
+    at = 0
+    for k in range(n):
+        end = heads[k + 1, 0] - 1 if k + 1 < n else buf.shape[0]
+        start = at
+        for i in range(heads[k, 1] + 1, end):
+            if buf[i] != _LF:
+                cat[at] = buf[i]
+                at += 1
+        length = at - start
+        if both:                                # the minus strand after the plus
+            for j in range(length):
+                cat[at + j] = complement[cat[at - 1 - j]]
+            at += length
+        elif minus:                             # ... or in its place
+            a, z = start, at - 1
+            while a < z:
+                x = cat[a]
+                cat[a] = complement[cat[z]]
+                cat[z] = complement[x]
+                a += 1
+                z -= 1
+            if a == z:
+                cat[a] = complement[cat[a]]
+        if both:
+            offsets[2 * k] = start
+            offsets[2 * k + 1] = start + length
+        else:
+            offsets[k] = start
+    offsets[n * per] = at
+    return heads, cat, offsets
+
+
+def strand_buffers(chunk: bytes, strands: list[str]):
+    """(header spans, strand buffers, offsets) of a plain chunk's records: header k is
+    ``chunk[heads[k, 0]:heads[k, 1]]`` (after the '>'); strand unit u (record u //
+    len(strands), strand ``strands[u % len(strands)]``) is ``cat[offsets[u]:offsets[u
+    + 1]]``, the minus strand reverse-complemented, in LASTZ's order."""
+    return _strand_buffers(np.frombuffer(chunk, np.uint8), len(strands) == 2,
+                           strands == ["-"], COMPLEMENT)
+
+
+def record_sequence(chars: np.ndarray, header: bytes, contig: int, spec, filename: str,
+                    keep_arrow: bool) -> Sequence:
+    """The Sequence the record-by-record reading makes of a plain record (``fasta.
+    read_fasta_record``, then ``sequences._single``), with ``chars`` as its strand
+    buffer (the minus strand's too: it is a copy of the plus one's other fields)."""
+    from .sequences import _Record, _single
+    head = header if keep_arrow else header.lstrip(b" \t")
+    rec = _Record((">" if keep_arrow else "") + text(head), chars, chars.shape[0], 1, contig)
+    return _single(SimpleNamespace(spec=spec, kind="fasta", filename=filename), rec)

@@ -1,0 +1,101 @@
+"""Reads from a plain FASTA file, aligned a chunk of records at a time.
+
+Where the query file is plainly FASTA (``io.plainreads``) and its strands are
+independent (``Aligner.batch_search``), the parent neither reads the records nor
+sees the strands that report nothing: it cuts the file into chunks of whole records
+and sends each chunk's bytes to a worker, which makes the chunk's strand buffers in
+one kernel call, searches them in another (``Aligner.search_batch``) and makes
+Sequence objects only for the strands with HSPs (most reads' strands have none),
+which then go the way a batch of units does (``Aligner.finish_batch``).  The strands
+that report come back in LASTZ's order; the output is the same as the record-by-
+record reading's (tests/test_plainreads.py).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..io.plainreads import PlainReads, chunks, record_sequence, scan, strand_buffers
+from ..io.specifiers import SeqSpec, parse_specifier
+from ..records import StrandResult
+
+
+def plain_reads(aligner) -> PlainReads | None:
+    """The query file as PlainReads where ``aligner``'s run can take it in bulk: a
+    rereadable plain FASTA file named with no action ([...]), strands searched in
+    batches, and nothing said per record or strand on stderr (--progress,
+    --verbosity); else None."""
+    from ..io.sequences import rereadable
+    from . import _strands
+    o = aligner.opts
+    if (not aligner.batch_search or o.query is None or aligner.progress is not None
+            or (o.extra or {}).get("verbosity", 0) >= 1 or not rereadable(o.query)):
+        return None
+    spec = parse_specifier(o.query)
+    if spec != SeqSpec(spec=spec.spec, path=spec.path):
+        return None
+    plain = scan(spec.path, bool(getattr(o, "ambiguous_iupac", False)))
+    if plain is None or plain.records < 2 * len(_strands(o)):
+        return None
+    return plain
+
+
+def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
+                ) -> tuple[list[tuple[int, StrandResult]], int, int]:
+    """The strands of a chunk of plain records (the first being record ``first`` of
+    the file) that report something, as (strand number in the chunk, result), in
+    order; then the chunk's strands and query bases.  A strand reports where it has
+    HSPs or a seed-hit queue shortfall, or may hold a trivial self-alignment."""
+    from . import _strands
+    o = aligner.opts
+    strands = _strands(o)
+    per = len(strands)
+    heads, cat, offsets = strand_buffers(chunk, strands)
+    found, shortfall = aligner.search_batch(cat, offsets)
+    lengths = offsets[1:] - offsets[:-1]
+    picked = set(shortfall)
+    picked.update(k for k, hsps in enumerate(found) if hsps.shape[0])
+    if o.gapped:
+        trivial = aligner.trivial_lengths
+        picked.update(k for k, n in enumerate(lengths.tolist()) if n in trivial)
+    picked = sorted(picked)
+    spec = parse_specifier(o.query)
+    keep_arrow = (o.extra or {}).get("laj") is not False     # (as sequences reads it)
+    units = []
+    for k in picked:
+        r = k // per
+        seq = record_sequence(cat[offsets[k]:offsets[k + 1]],
+                              chunk[heads[r, 0]:heads[r, 1]], first + r, spec, spec.path,
+                              keep_arrow)
+        units.append((seq, strands[k % per]))
+    results = aligner.finish_batch(units, [found[k] for k in picked],
+                                   {i: shortfall[k] for i, k in enumerate(picked)
+                                    if k in shortfall}, threads)
+    bases = int(lengths.sum()) // per
+    return list(zip(picked, results)), len(lengths), bases
+
+
+def packed_results(aligner, plain: PlainReads, workers: int) -> Iterator[StrandResult]:
+    """Every query strand that reports something, in LASTZ's order, from the chunks of
+    ``plain`` aligned in ``workers`` processes (here where the work is too small to
+    fork for, as ``Aligner._read_ahead`` decides).  A chunk's first result carries the
+    strands passed over in the chunks since the last result (``stats["unreported"]``:
+    strands, bases) for the progress display."""
+    from . import _strands
+    from .parallel import BATCH_BASES, BATCH_UNITS, parallel_chunks
+    per = len(_strands(aligner.opts))
+    pieces = chunks(plain.path, max(1, BATCH_BASES // per), max(1, BATCH_UNITS // per))
+    small = (aligner.opts.gfextend
+             and plain.bases * len(aligner.target) < aligner.SMALL_WORK)
+    if workers > 1 and not small:
+        outcomes = parallel_chunks(aligner, pieces, workers)
+    else:
+        outcomes = (align_chunk(aligner, chunk, first) for chunk, first in pieces)
+    carry = (0, 0)
+    for results, n, n_bases in outcomes:
+        if results:
+            results[0][1].stats["unreported"] = carry
+            carry = (0, 0)
+        reported = sum(len(res.query) for _, res in results if res.strand == "+")
+        carry = (carry[0] + n - len(results), carry[1] + n_bases - reported)
+        for _, res in results:
+            yield res

@@ -1,0 +1,199 @@
+"""Reads from a plain FASTA file, read in bulk (``io.plainreads``, ``pipeline.reads``).
+
+The bulk reading must store the same bytes under the same names as the record-by-
+record reading (``io.sequences``), and a run that takes it must write lastz's
+output; a file that is not plainly FASTA must be left to the record-by-record
+reading (whose messages and quirks are LASTZ's).
+"""
+from __future__ import annotations
+
+import gzip
+import random
+
+import numpy as np
+import pytest
+
+from conftest import drop_version
+from parity_cases import run_program
+from readsim import first_record, simulate_reads
+from fastz.io import plainreads
+from fastz.io.sequences import iter_queries, reverse_complement_sequence
+from fastz.lastz_args import parse_lastz_argv
+from fastz.pipeline import Aligner
+
+MAP = ("--step=10 --seed=match12 --notransition --exact=20 --noytrim --match=1,5 "
+       "--ambiguous=n --coverage=80 --identity=90 "
+       "--format=general:name1,zstart1,end1,name2,strand2,zstart2+,end2+,identity").split()
+
+
+def _random_plain(rng: random.Random, n: int, iupac: bool = False) -> bytes:
+    """A plain FASTA text: headers with blanks, bars, tabs, '{number}' and non-ASCII
+    bytes; bodies of mixed case with N and X (IUPAC codes too), wrapped at random."""
+    letters = "ACGTacgtNnXx" + ("RYKMSWBDHVrykmswbdhv" if iupac else "")
+    out = []
+    for i in range(n):
+        head = rng.choice([f"r{i}", f" r{i} extra words", f"r{i}|x:y", f"r{i}.fa",
+                           "\tlead tab", f"read{{number}}_{i}", f"r{i} \xe9t\xe9"])
+        size = rng.randint(1, 300)
+        body = "".join(rng.choice(letters) for _ in range(size))
+        width = rng.choice([size, 60, 7, 1])
+        lines = [body[j:j + width] for j in range(0, size, width)]
+        if rng.random() < 0.2:
+            lines.append("")                   # a blank line inside the body
+        out.append(">" + head + "\n" + "\n".join(lines) + "\n")
+    text = "".join(out)
+    if rng.random() < 0.5:
+        text = text.rstrip("\n")               # no line break at the end
+    return text.encode("latin-1")
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("strand", ["both", "plus", "minus"])
+@pytest.mark.parametrize("laj", [True, False])
+def test_bulk_reading_is_the_record_by_record_reading(tmp_path, seed, strand, laj):
+    rng = random.Random(seed)
+    iupac = seed % 2 == 1
+    path = tmp_path / "reads.fa"
+    path.write_bytes(_random_plain(rng, rng.randint(20, 400), iupac))
+    words = ["t.fa", str(path), f"--strand={strand}"] + \
+        (["--ambiguous=iupac"] if iupac else []) + ([] if laj else ["--nolaj"])
+    opts = parse_lastz_argv(words)
+    plain = plainreads.scan(str(path), iupac)
+    assert plain is not None
+    strands = {"both": ["+", "-"], "plus": ["+"], "minus": ["-"]}[strand]
+    want = []
+    for q in iter_queries(str(path), opts):
+        want += [q if s == "+" else reverse_complement_sequence(q) for s in strands]
+    assert plain.records == len(want) // len(strands)
+    assert plain.bases == sum(len(q) for q in want) // len(strands)
+    got = []
+    # small chunks, and blocks that cut records, so that both edges are crossed
+    for chunk, first in plainreads.chunks(str(path), rng.choice([1, 500, 5000]),
+                                          rng.choice([1, 3, 1000])):
+        heads, cat, offsets = plainreads.strand_buffers(chunk, strands)
+        for u in range(offsets.shape[0] - 1):
+            r = u // len(strands)
+            got.append(plainreads.record_sequence(
+                cat[offsets[u]:offsets[u + 1]], chunk[heads[r, 0]:heads[r, 1]], first + r,
+                opts_spec(str(path)), str(path), laj))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.array_equal(g.chars, w.chars)
+        assert (g.name, g.header, g.filename, g.contig, g.start, g.true_length,
+                g.revcomp) == (w.name, w.header, w.filename, w.contig, w.start,
+                               w.true_length, w.revcomp)
+
+
+def opts_spec(path: str):
+    from fastz.io.specifiers import parse_specifier
+    return parse_specifier(path)
+
+
+def test_chunks_keep_to_their_limits_across_blocks(tmp_path, monkeypatch):
+    monkeypatch.setattr(plainreads, "BLOCK", 1000)
+    rng = random.Random(5)
+    data = _random_plain(rng, 300)
+    path = tmp_path / "r.fa"
+    path.write_bytes(data)
+    got = list(plainreads.chunks(str(path), 700, 4))
+    assert b"".join(c for c, _ in got) == data
+    number = 1
+    for chunk, first in got:
+        assert chunk.startswith(b">") and first == number
+        records = chunk.count(b">")
+        assert 1 <= records <= 4 and (len(chunk) <= 700 or records == 1)
+        number += records
+    assert number == 301
+
+
+def _plain_file(tmp_path, text: bytes, name="r.fa"):
+    path = tmp_path / name
+    path.write_bytes(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("change", [
+    lambda t: t.replace(b"\n", b"\r\n"),                   # CR line ends
+    lambda t: t.replace(b"ACG", b"AC>G", 1),               # '>' inside a line
+    lambda t: t.replace(b"r3\n", b"r3 a>b\n", 1),          # '>' inside a header
+    lambda t: t.replace(b"ACG", b"AC G", 1),               # a blank in a body
+    lambda t: t.replace(b"ACG", b"AC7G", 1),               # a digit (LASTZ keeps them)
+    lambda t: t.replace(b"ACG", b"ACRG", 1),               # IUPAC without --ambiguous
+    lambda t: t.replace(b"ACG", b"AC\x00G", 1),            # NUL
+    lambda t: t.replace(b">r3\n", b">r3\n>r3b\n", 1),      # an empty record
+    lambda t: b"\n" + t,                                   # not starting with '>'
+    lambda t: b" " + t,
+    lambda t: t.replace(b">r3", b">r3" + b"x" * 1000, 1),  # a header over MAX_HEADER
+    lambda t: t.replace(b"ACG", b"ACG" * 1500, 1),         # a record over MAX_RECORD
+    lambda t: t[:plainreads.MIN_FILE - 1],                  # too small a file
+    lambda t: t + b">",                                    # a header at the very end
+    gzip.compress,
+], ids=["cr", "gt-in-line", "gt-in-header", "blank", "digit", "iupac", "nul", "empty",
+        "lf-first", "blank-first", "long-header", "long-record", "small", "last-header",
+        "gzip"])
+def test_a_file_not_plainly_fasta_is_read_record_by_record(tmp_path, change):
+    base = b"".join(b">r%d\nACGTTGCAACGT\nGGA\n" % i for i in range(200))
+    assert plainreads.scan(_plain_file(tmp_path, base), False) is not None
+    assert plainreads.scan(_plain_file(tmp_path, change(base), "c.fa"), False) is None
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory, shared_pairs):
+    d = tmp_path_factory.mktemp("plainreads")
+    src = shared_pairs / "ecoli_K12_vs_salmonella_LT2"
+    (d / "target.fa").symlink_to(src / "target.fa")
+    (d / "sal.fa").write_text(simulate_reads(first_record(src / "query.fa"), 3000, 150,
+                                             seed=21))
+    eco = simulate_reads(first_record(src / "target.fa"), 600, 0, seed=22,
+                         lengths=(60, 400))
+    # wrapped lines, lower case and IUPAC codes; a header with blanks
+    recs = eco.split(">")[1:]
+    out = []
+    rng = random.Random(23)
+    for k, rec in enumerate(recs):
+        name, body = rec.split("\n", 1)
+        body = body.strip()
+        if k % 3 == 0:
+            body = body.lower()
+        if k % 5 == 0:
+            at = rng.randrange(len(body))
+            body = body[:at] + rng.choice("RYNn") + body[at + 1:]
+        out.append(f">{name} sample=x\n" + "\n".join(body[j:j + 61]
+                                                   for j in range(0, len(body), 61)))
+    (d / "eco.fa").write_text("\n".join(out) + "\n")
+    return d
+
+
+@pytest.mark.parametrize("words", [
+    ["target.fa[multiple]", "sal.fa", *MAP],
+    ["target.fa[multiple]", "sal.fa", *MAP, "--workers=1"],
+    ["target.fa[multiple]", "eco.fa", *MAP, "--strand=minus", "--ambiguous=iupac"],
+    ["target.fa", "eco.fa", "--strand=plus", "--format=sam", "--ambiguous=iupac"],
+    ["target.fa", "eco.fa", "--format=maf", "--ambiguous=iupac", "--workers=1"],
+    ["target.fa", "eco.fa", "--ambiguous=iupac", "--nolaj"],
+    ["target.fa", "eco.fa", "--nogapped", "--format=general", "--ambiguous=iupac"],
+    ["target.fa", "eco.fa", "--ambiguous=iupac", "--format=general:name2,number,score",
+     "--seed=match12", "--twins=-10..100"],
+], ids=["map", "map-one-worker", "minus-iupac", "sam-plus", "maf", "lav-nolaj", "nogapped",
+        "numbered-twins"])
+def test_plain_reads_as_lastz(pair, words):
+    o = parse_lastz_argv([str(pair / w) if w.endswith(("fa", "]")) else w for w in words])
+    assert Aligner(o).plain_reads is not None       # (the bulk reading is what is tested)
+    lz = run_program("lastz", [w for w in words if not w.startswith("--workers")], pair)
+    fz = run_program("fastz", words, pair)
+    assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert fz.stderr == lz.stderr
+    assert lz.stdout.count(b"\n") > 50
+
+
+def test_only_plain_runs_read_in_bulk(pair, tmp_path):
+    def plain(*words):
+        return Aligner(parse_lastz_argv([str(pair / "target.fa"), *words])).plain_reads
+    reads = str(pair / "sal.fa")
+    assert plain(reads) is not None
+    for words in ([reads + "[1..50]"], [reads + "[nameparse=darkspace]"], [reads + "-"],
+                  [reads, "--progress=10"], [reads, "--verbosity=1"], [reads, "--masking=3"],
+                  [reads, "--entropy=report"], [reads, "--chain"]):
+        got = plain(*words)
+        assert (got is not None) == (words == [reads, "--chain"]), words

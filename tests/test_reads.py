@@ -115,13 +115,17 @@ PROCESSORS = [
 ]
 
 
+@pytest.mark.parametrize("bitmap", [False, True], ids=["directory", "bitmap"])
 @pytest.mark.parametrize("extra", PROCESSORS, ids=lambda w: " ".join(w) or "default")
-def test_batched_search_is_the_strand_search(reads, extra):
+def test_batched_search_is_the_strand_search(reads, extra, bitmap):
     """One kernel call for many reads' strands gives each strand's HSPs exactly as
-    the strand's own search does, and counts the same seed hits."""
+    the strand's own search does, and counts the same seed hits, whether it looks
+    keys up in the index's directory alone or tests a bitmap of its keys first."""
     al = Aligner(parse_lastz_argv([str(reads / "target.fa"), str(reads / "few.fa"),
                                    *extra]))
     o = al.opts
+    present = al.present_keys if bitmap else None
+    assert (present is not None) == bitmap
     bufs = [b[s] for strands, b, _ in al.query_strands() for s in strands][:400]
     rng = random.Random(3)
     # random strands, some shorter than the seed, and an empty one
@@ -132,7 +136,7 @@ def test_batched_search_is_the_strand_search(reads, extra):
     found = filtering.find_hsps_batch(
         al.index, al.target.chars, *concat_buffers([b.chars for b in bufs]), o.transition,
         al.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
-        al.hitproc, batch_stats, o.double_scores)
+        al.hitproc, batch_stats, o.double_scores, present=present)
     assert sum(h.shape[0] for h in found) > 20
     if extra == ["--nogfextend", "--nogapped"]:
         # every seed hit a row: the batch's table (1,024 rows at first) fills, and a
@@ -146,6 +150,26 @@ def test_batched_search_is_the_strand_search(reads, extra):
         assert hsps.dtype == want.dtype
         assert np.array_equal(hsps, want)
     assert batch_stats == one_stats
+
+
+def test_the_key_bitmap_holds_the_index_keys():
+    """``present_keys`` sets the bits of exactly the keys the directory finds."""
+    from fastz.kernels.seeding import lookup, present_keys
+    from fastz.pipeline.seeding import build_index
+    rng = np.random.default_rng(4)
+    target = rng.choice(np.frombuffer(b"ACGTN", np.uint8), 20000, p=[.24] * 4 + [.04])
+    for seed, step in (("match8", 1), ("match12", 3), ("12of19", 1)):
+        ix = build_index(target, seed, step)
+        bits = present_keys(ix.dir_, ix.low, ix.low_bits)
+        nkeys = (ix.dir_.shape[0] - 1) << ix.low_bits
+        assert bits.shape[0] * 64 >= nkeys
+        held = np.repeat(np.arange(ix.dir_.shape[0] - 1), np.diff(ix.dir_)) << ix.low_bits
+        if ix.low_bits:
+            held |= ix.low.astype(np.int64)
+        keys = np.concatenate([rng.integers(0, nkeys, 5000), rng.choice(held, 500)])
+        for key in keys.tolist():
+            lo, hi = lookup(ix.dir_, ix.low, ix.low_bits, key)
+            assert ((int(bits[key >> 6]) >> (key & 63)) & 1) == (hi > lo), (seed, key)
 
 
 # --- the batched extension (Aligner._extend_batch) ------------------------------------

@@ -20,8 +20,8 @@ from numba import njit
 from . import cells
 from .arrays import grow, segment_rows
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
-from .filtering import (AHEAD_DIR, NO_LIMIT, RING, _extend_stops, _hit_excluded,
-                        _xdrop_hsp, new_ring, ring_ahead)
+from .filtering import (AHEAD_DIR, NO_KEYS, NO_LIMIT, RING, _extend_stops, _hit_excluded,
+                        _xdrop_hsp, has_key, new_ring, ring_ahead_inline)
 from .norefs import no_refcount
 from .seeding import lookup
 
@@ -147,7 +147,7 @@ def search_strand_general(dir_, low, pos, low_bits,
             hspthresh, ent_lo, ent_hi, min_matches, max_transversions, care, twin_min,
             twin_max, self_mode, part1_off, part2_off, part2_len, stop_after,
             t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list, state, scratch,
-            out, n, fresh)
+            out, n, fresh, NO_KEYS)
         if need == 0:
             break
         out = grow(out, need)
@@ -185,14 +185,15 @@ def _search_into(dir_, low, pos, low_bits,
                  twin_min, twin_max, self_mode,
                  part1_off, part2_off, part2_len, stop_after,
                  t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list,
-                 qstate, scratch, out, n, fresh):
+                 qstate, scratch, out, n, fresh, present):
     """``search_strand_general``'s work: its rows written to ``out`` from row ``n``,
     with the working arrays of ``new_scratch``, which it leaves ready for the next
     strand (as the diagonal tables).  ``fresh``: a new strand (else the resumption of
     the last one).  Returns (rows in all, need): ``need`` is 0 once the strand is
     done, else the rows its next query position may add, which ``out`` lacks: the
     caller gives a table of at least that many rows and resumes (what it needs, the
-    seed hits counted and the shortfall among them, is in ``qstate``).
+    seed hits counted and the shortfall among them, is in ``qstate``).  ``present``:
+    the table's keys as a bitmap (``seeding.present_keys``), or empty.
 
     It counts no references (``norefs``): called once a strand, the counting around
     its arrays was 29 % of a read batch's search."""
@@ -215,9 +216,10 @@ def _search_into(dir_, low, pos, low_bits,
     # each window's keys are computed ahead into a ring while their memory is fetched
     # (kernels.filtering.ring_ahead: for a short read every lookup is a cache miss)
     run = qstate[S_RUN]
+    bitmap = present.shape[0] > 0
     for i in range(qstate[S_NEXT], len2):
-        ring_ahead(i, len2, seed_len, qcodes, care_off, care_bits, trans, flips,
-                   ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits)
+        ring_ahead_inline(i, len2, seed_len, qcodes, care_off, care_bits, trans, flips,
+                          ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits, present)
         if i < 0:
             continue
         if qcodes[i] < 0:
@@ -231,7 +233,12 @@ def _search_into(dir_, low, pos, low_bits,
         nk = ring_n[s0]
         hits = 0
         for kk in range(nk):
-            lo, hi = lookup(dir_, low, low_bits, ring_keys[s0, kk])
+            key = ring_keys[s0, kk]
+            if bitmap and not has_key(present, key):
+                los[kk] = 0
+                his[kk] = 0
+                continue
+            lo, hi = lookup(dir_, low, low_bits, key)
             los[kk] = lo
             his[kk] = hi
             hits += hi - lo
@@ -401,14 +408,15 @@ def search_strands_general(dir_, low, pos, low_bits,
                            proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
                            min_matches, max_transversions, care,
                            twin_min, twin_max, queue_size,
-                           diag_end, diag_actual, used, used_list):
+                           diag_end, diag_actual, used, used_list, present=NO_KEYS):
     """``search_strand_general`` on many short query strands (reads) in one call.
 
     Strand k is ``qcat[offsets[k]:offsets[k + 1]]`` (its seed codes the same slice of
     ``codes``), searched exactly as one call per strand would (no ``--self``, no
     ``--chores`` window, no stop).  A call from Python costs microseconds (dozens of
     arguments to check), a 150 bp read's search about as much: here it is paid once
-    per batch.
+    per batch.  ``present``: the table's keys as a bitmap (``seeding.present_keys``),
+    or empty: the same rows either way.
 
     Returns
     -------
@@ -445,7 +453,8 @@ def search_strands_general(dir_, low, pos, low_bits,
                 proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
                 min_matches, max_transversions, care, twin_min, twin_max, 0,
                 none, none, none, -1, 0, NO_LIMIT, 0, NO_LIMIT,
-                diag_end, diag_actual, used, used_list, state, scratch, out, m, fresh)
+                diag_end, diag_actual, used, used_list, state, scratch, out, m, fresh,
+                present)
             if need == 0:
                 break
             out = grow(out, need)

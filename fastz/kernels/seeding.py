@@ -59,6 +59,20 @@ def window_key(codes, end, care_off, care_bits):
     return key
 
 
+@njit(cache=True)
+def present_keys(dir_, low, low_bits):
+    """A bitmap of the keys that have positions in the table: key k is bit ``k & 63``
+    of word ``k >> 6`` (int64 words).  A search that mostly misses (reads against a
+    sampled table) tests it instead of the directory (``filtering.ring_ahead``)."""
+    nb = dir_.shape[0] - 1
+    out = np.zeros(((nb << low_bits) + 63) >> 6, np.int64)
+    for b in range(nb):
+        for j in range(dir_[b], dir_[b + 1]):
+            key = (b << low_bits) | (np.int64(low[j]) if low_bits > 0 else 0)
+            out[key >> 6] |= np.int64(1) << (key & 63)
+    return out
+
+
 @njit(cache=True, inline="always")
 def lookup(dir_, low, low_bits, key):
     """Slice ``[a, z)`` of the position array holding ``key``'s window ends."""

@@ -414,7 +414,7 @@ class Aligner:
             self.index, self.target.chars, qcat, offsets, o.transition,
             self.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
             self.hitproc, self.stats, o.double_scores,
-            lambda k, *at: shortfall.setdefault(k, at))
+            lambda k, *at: shortfall.setdefault(k, at), self.present_keys)
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + \
             time.perf_counter() - t0
         return found, shortfall
@@ -496,6 +496,20 @@ class Aligner:
         one of its sequences' (``gapped._trivial``)."""
         parts = self.target.partitions
         return {len(self.target)} if parts is None else set(parts.length.tolist())
+
+    #: the largest key space (bits) given a bitmap of the index's keys (32 MB)
+    PRESENT_KEY_BITS = 28
+
+    @functools.cached_property
+    def present_keys(self):
+        """The index's keys as a bitmap (``kernels.seeding.present_keys``) for the
+        batched search (reads: most of their windows miss), or None for a key space
+        over 2^PRESENT_KEY_BITS."""
+        from ..kernels.seeding import present_keys
+        ix = self.index
+        if (ix.dir_.shape[0] - 1) << ix.low_bits > 1 << self.PRESENT_KEY_BITS:
+            return None
+        return present_keys(ix.dir_, ix.low, ix.low_bits)
 
     @functools.cached_property
     def plain_reads(self):

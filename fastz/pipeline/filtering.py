@@ -600,13 +600,15 @@ def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, qcat: np.ndarray
                     offsets: np.ndarray, transition: int, masked_sub: np.ndarray, xdrop: int, hspthresh,
                     entropy: bool, gfextend: bool, gapped: bool,
                     processor: HitProcessor | None, stats: dict | None = None,
-                    double: bool = False, say=None) -> list:
+                    double: bool = False, say=None, present=None) -> list:
     """``find_hsps`` of many short query strand buffers (reads) at once, strand k
     being ``qcat[offsets[k]:offsets[k + 1]]``: the same HSPs, strand by strand, from
     one kernel call (``kernels.hitproc.search_strands_general``,
     whose general processors include what the default kernel does).  For the plain
     case only: no ``--self``, ``--chores`` window or stop, on the CPU.  ``say(k, pos1,
-    pos2)``: strand k's seed-hit queue shortfall (default: LASTZ's warning, at once)."""
+    pos2)``: strand k's seed-hit queue shortfall (default: LASTZ's warning, at once).
+    ``present``: the index's keys as a bitmap (``kernels.seeding.present_keys``), which
+    speeds up a search that mostly misses; the same HSPs without it."""
     spec = index.spec
     t = np.ascontiguousarray(target_chars, dtype=np.uint8)
     table = np.ascontiguousarray(masked_sub, dtype=np.int32)
@@ -621,7 +623,8 @@ def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, qcat: np.ndarray
         0 if spec.halfweight else int(transition), t, qcat, kseed.char_codes(qcat), offsets,
         _strand_length(t), table, NUC_BITS, hp.proc, hp.ext, hp.mismatches, int(xdrop),
         kthresh, ent_lo, ent_hi, hp.min_matches, hp.max_transversions, care,
-        hp.twin_min, hp.twin_max, hp.queue_size, *_diag_tables())
+        hp.twin_min, hp.twin_max, hp.queue_size, *_diag_tables(),
+        kfilt.NO_KEYS if present is None else present)
     exact = (hspthresh, entropy) if double and hp.ext == khit.EXT_XDROP else None
     ends = np.cumsum(counts)
     none = (-1, -1)

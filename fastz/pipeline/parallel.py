@@ -289,6 +289,8 @@ def _pooled(aligner, jobs, workers: int):
     _ALIGNER = aligner
     if aligner.opts.gapped:
         aligner.padded_target()             # (made once, shared by the workers' pages)
+    if aligner.batch_search:
+        aligner.present_keys                # (the same)
     _RENDER = aligner.strand_renderer()
     ctx = mp.get_context("fork")
     _BUSY, _TOTAL = ctx.Value("i", 0), workers

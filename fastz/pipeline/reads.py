@@ -44,7 +44,9 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
     """The strands of a chunk of plain records (the first being record ``first`` of
     the file) that report something, as (strand number in the chunk, result), in
     order; then the chunk's strands and query bases.  A strand reports where it has
-    HSPs or a seed-hit queue shortfall, or may hold a trivial self-alignment."""
+    alignments (or HSPs, without gapped extension) or something to say on stderr.
+    Those with HSPs or a seed-hit queue shortfall, or that may hold a trivial
+    self-alignment, are made Sequence objects and aligned."""
     from . import _strands
     o = aligner.opts
     strands = _strands(o)
@@ -71,7 +73,10 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
                                    {i: shortfall[k] for i, k in enumerate(picked)
                                     if k in shortfall}, threads)
     bases = int(lengths.sum()) // per
-    return list(zip(picked, results)), len(lengths), bases
+    # (a strand whose HSPs led to no alignment and that has nothing to say writes
+    # nothing: most of them)
+    return ([(k, res) for k, res in zip(picked, results) if res.stats or res.n_alignments()],
+            len(lengths), bases)
 
 
 def packed_results(aligner, plain: PlainReads, workers: int) -> Iterator[StrandResult]:

@@ -234,10 +234,15 @@ def strand_buffers(chunk: bytes, strands: list[str]):
 
 
 def record_sequence(chars: np.ndarray, header: bytes, contig: int, spec, filename: str,
-                    keep_arrow: bool) -> Sequence:
+                    keep_arrow: bool, named: bool = True) -> Sequence:
     """The Sequence the record-by-record reading makes of a plain record (``fasta.
     read_fasta_record``, then ``sequences._single``), with ``chars`` as its strand
-    buffer (the minus strand's too: it is a copy of the plus one's other fields)."""
+    buffer (the minus strand's too: it is a copy of the plus one's other fields).
+    ``named=False``: the same with an empty name and header (named later, where the
+    strand reports anything: most reads' never do)."""
+    if not named:
+        return Sequence(chars=chars, name="", header="", filename=filename, contig=contig,
+                        start=0, true_length=chars.shape[0], revcomp=False)
     from .sequences import _Record, _single
     head = header if keep_arrow else header.lstrip(b" \t")
     rec = _Record((">" if keep_arrow else "") + text(head), chars, chars.shape[0], 1, contig)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InputError, OptionsError
 from ..kernels import filtering as kfilt
-from ..records import ANCHOR_DTYPE, HSP_DOUBLE_DTYPE, HSP_DTYPE, Sequence
+from ..records import ANCHOR_DTYPE, HSP_DOUBLE_DTYPE, HSP_DTYPE, Sequence, concat_records
 from ..scoring import string_to_double, whole_if_integral
 
 # --- Anchors ------------------------------------------------------------------------------
@@ -55,8 +55,8 @@ def anchors_of_strands(hsp_sets: list, target_chars: np.ndarray, qcat: np.ndarra
     aoff = np.zeros(counts.shape[0] + 1, np.int64)
     np.cumsum(counts, out=aoff[1:])
     strand = np.repeat(np.arange(counts.shape[0]), counts)
-    a1, a2, _ = _peaks_in_order(np.concatenate(hsp_sets), target_chars, qcat, sub,
-                                strand, qoff[strand])
+    hsps = concat_records(hsp_sets, hsp_sets[0].dtype if hsp_sets else HSP_DTYPE)
+    a1, a2, _ = _peaks_in_order(hsps, target_chars, qcat, sub, strand, qoff[strand])
     return a1, a2, aoff
 
 

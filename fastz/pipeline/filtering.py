@@ -632,6 +632,24 @@ def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, qcat: np.ndarray
     # their seed hits are counted at once
     empty = np.zeros(0, HSP_DOUBLE_DTYPE if exact is not None else HSP_DTYPE)
     found = [empty] * counts.shape[0]
+    if exact is None and (hp.defer or not hp.merge):
+        # every strand's HSPs finished at once, as _general_finish does one strand's
+        # (a call per strand cost more than its search)
+        if shortfall[0] >= 0:
+            k, p1, p2 = shortfall.tolist()
+            (say_shortfall if say is None else partial(say, k))(p1, p2)
+        hsps = _as_hsps(rows)
+        if not hp.defer and hp.rescore and hsps.shape[0]:
+            shift = offsets[np.repeat(np.arange(counts.shape[0]), counts)]
+            hsps = hsps.copy()
+            hsps["score"] = kfilt.score_segments(
+                t, qcat, rows[:, 0].copy(), rows[:, 1] + shift, rows[:, 2].copy(), table)
+        for k, end in zip(np.flatnonzero(counts).tolist(), ends[counts > 0].tolist()):
+            found[k] = hsps[end - int(counts[k]):end]
+        if stats is not None:
+            stats["raw_hits"] = stats.get("raw_hits", 0) + int(raw.sum())
+            stats["hsps"] = stats.get("hsps", 0) + int(hsps.shape[0])
+        return found
     busy = counts > 0
     if shortfall[0] >= 0:
         busy[shortfall[0]] = True

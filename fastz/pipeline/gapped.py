@@ -293,8 +293,13 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
     tstart = np.searchsorted(trunc[:, 0], np.arange(ns + 1))
     ostart = table.ops_start
     out = []
+    # (most reads' strands end with no alignment: they share one empty result)
+    nothing = (Alignments.empty("gapped"), trunc[:0, 1:])
     for r0, r1, t0, t1 in zip(rstart[:-1].tolist(), rstart[1:].tolist(),
                               tstart[:-1].tolist(), tstart[1:].tolist()):
+        if r0 == r1 and t0 == t1:
+            out.append(nothing)
+            continue
         o0 = ostart[r0]
         alns = Alignments(beg1=table.beg1[r0:r1], end1=table.end1[r0:r1],
                           beg2=table.beg2[r0:r1], end2=table.end2[r0:r1],

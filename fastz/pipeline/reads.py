@@ -62,21 +62,21 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
     picked = sorted(picked)
     spec = parse_specifier(o.query)
     keep_arrow = (o.extra or {}).get("laj") is not False     # (as sequences reads it)
-    units = []
-    for k in picked:
-        r = k // per
-        seq = record_sequence(cat[offsets[k]:offsets[k + 1]],
-                              chunk[heads[r, 0]:heads[r, 1]], first + r, spec, spec.path,
-                              keep_arrow)
-        units.append((seq, strands[k % per]))
+    units = [(record_sequence(cat[offsets[k]:offsets[k + 1]], b"", first + k // per, spec,
+                              spec.path, keep_arrow, named=False), strands[k % per])
+             for k in picked]
     results = aligner.finish_batch(units, [found[k] for k in picked],
                                    {i: shortfall[k] for i, k in enumerate(picked)
                                     if k in shortfall}, threads)
-    bases = int(lengths.sum()) // per
-    # (a strand whose HSPs led to no alignment and that has nothing to say writes
-    # nothing: most of them)
-    return ([(k, res) for k, res in zip(picked, results) if res.stats or res.n_alignments()],
-            len(lengths), bases)
+    # a strand whose HSPs led to no alignment, with nothing to say, writes nothing
+    # (most of them); those that do are named now
+    reported = [(k, res) for k, res in zip(picked, results) if res.stats or res.n_alignments()]
+    for k, res in reported:
+        r = k // per
+        named = record_sequence(res.query.chars, chunk[heads[r, 0]:heads[r, 1]], first + r,
+                                spec, spec.path, keep_arrow)
+        res.query.name, res.query.header = named.name, named.header
+    return reported, len(lengths), int(lengths.sum()) // per
 
 
 def packed_results(aligner, plain: PlainReads, workers: int) -> Iterator[StrandResult]:

@@ -164,7 +164,8 @@ def new_ring(nf):
 
 
 def _ring_ahead(i, end, seed_len, qcodes, care_off, care_bits, trans, flips,
-               ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits, present):
+               ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits, present,
+               roll_mask=0, first=0):
     """The look-ahead of a seed search at query position ``i`` (the window ending at
     ``i + 1`` is looked up next): the keys of the window ending AHEAD_DIR positions
     later go into its ring slot (``window end % RING``) and their directory entries
@@ -175,15 +176,27 @@ def _ring_ahead(i, end, seed_len, qcodes, care_off, care_bits, trans, flips,
     With a bitmap of the keys in the table (``present``, ``seeding.present_keys``;
     empty: none) its words are fetched first, and a key's directory entry only where
     its bit is set: where most keys are missing (reads against a sampled table) most
-    windows then cost one bit test."""
+    windows then cost one bit test.
+
+    A contiguous seed (``roll_mask``: its keys' mask, from ``contiguous_mask``; 0:
+    another seed) rolls its key on from the window before, in the ring when ``i`` is
+    past ``first``, the search's first position: a base's two bits in, the oldest's
+    out.  (Its junk keys differ from ``window_key``'s: non-negative.)"""
     nb = dir_.shape[0] - 1
     ahead = i + 1 + AHEAD_DIR
     sa = ahead % RING
     ring_n[sa] = 0
     bitmap = present.shape[0] > 0
     if seed_len <= ahead <= end:
-        ring_n[sa] = query_keys(window_key(qcodes, ahead, care_off, care_bits), trans,
-                                flips, ring_keys[sa], ring_allow[sa])
+        if roll_mask == 0:
+            key = window_key(qcodes, ahead, care_off, care_bits)
+        elif i > first and ahead > seed_len:
+            key = ((ring_keys[(ahead - 1) % RING, 0] << 2) | (qcodes[ahead - 1] & 3)) & roll_mask
+        else:
+            key = 0
+            for j in range(ahead - seed_len, ahead):
+                key = (key << 2) | (qcodes[j] & 3)
+        ring_n[sa] = query_keys(key, trans, flips, ring_keys[sa], ring_allow[sa])
         for kk in range(ring_n[sa]):
             key = ring_keys[sa, kk]
             if bitmap:
@@ -202,6 +215,18 @@ def _ring_ahead(i, end, seed_len, qcodes, care_off, care_bits, trans, flips,
             prefetch(pos, dir_[b])
             if low_bits > 0:
                 prefetch(low, dir_[b])
+
+
+@njit(cache=True)
+def contiguous_mask(seed_len, care_off, care_bits):
+    """``ring_ahead``'s ``roll_mask`` for a seed: the mask of its keys' bits where every
+    position of it counts whole (``match<n>``), else 0."""
+    if care_off.shape[0] != seed_len or seed_len > 31:
+        return 0
+    for k in range(seed_len):
+        if care_bits[k] != 2 or care_off[k] != seed_len - 1 - k:
+            return 0
+    return (np.int64(1) << (2 * seed_len)) - 1
 
 
 #: ``_ring_ahead`` called (the genome search: inlined there, it was 3-5 % slower) and

@@ -21,7 +21,8 @@ from . import cells
 from .arrays import grow, segment_rows
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
 from .filtering import (AHEAD_DIR, NO_KEYS, NO_LIMIT, RING, _extend_stops, _hit_excluded,
-                        _xdrop_hsp, has_key, new_ring, ring_ahead_inline)
+                        _xdrop_hsp, contiguous_mask, has_key, new_ring,
+                        ring_ahead_inline)
 from .norefs import no_refcount
 from .seeding import lookup
 
@@ -217,9 +218,12 @@ def _search_into(dir_, low, pos, low_bits,
     # (kernels.filtering.ring_ahead: for a short read every lookup is a cache miss)
     run = qstate[S_RUN]
     bitmap = present.shape[0] > 0
-    for i in range(qstate[S_NEXT], len2):
+    first = qstate[S_NEXT]
+    roll_mask = contiguous_mask(seed_len, care_off, care_bits)
+    for i in range(first, len2):
         ring_ahead_inline(i, len2, seed_len, qcodes, care_off, care_bits, trans, flips,
-                          ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits, present)
+                          ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits, present,
+                          roll_mask, first)
         if i < 0:
             continue
         if qcodes[i] < 0:

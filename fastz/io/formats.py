@@ -323,6 +323,10 @@ class Writer:
         """Before a worker-rendered strand's text: the headers that depend on the
         strands before it (SAM's @SQ lines, rdotplot's names line)."""
 
+    #: whether consecutive rendered strands' texts may be written as one (their
+    #: ``before_text`` does not depend on the strand)
+    texts_merge = True
+
     def footer(self, runtime: float | None = None) -> None:
         """Job footer, then the ``trailer``."""
         self.job_footer()

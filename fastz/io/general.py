@@ -235,6 +235,10 @@ class GeneralWriter(Writer):
                     self.out.write(f"{n1}\t{n2}\n")
                 self.prev_names = (n1, n2)
 
+    @property
+    def texts_merge(self) -> bool:
+        return self.spec.variant != "namehdr"        # (a names line per strand)
+
     def before_text(self, result) -> None:
         if self.spec.variant == "namehdr":
             q = result.query

@@ -193,6 +193,24 @@ def test_plain_reads_as_lastz(pair, words):
     assert lz.stdout.count(b"\n") > 50
 
 
+@pytest.mark.parametrize("words", [
+    ["target.fa", "eco.fa", "--ambiguous=iupac", "--format=general:name2,score,identity"],
+    ["target.fa", "eco.fa", "--ambiguous=iupac", "--nogapped", "--format=general",
+     "--workers=1"],
+], ids=["gapped", "nogapped"])
+def test_plain_reads_double_as_lastz_D(pair, words):
+    """fastz_D's HSPs keep their entropy fractions (found strand by strand in a batch)."""
+    from fastz.scoring import score_type
+    with score_type("D"):
+        o = parse_lastz_argv([str(pair / w) if w.endswith("fa") else w for w in words])
+        assert o.double_scores and Aligner(o).plain_reads is not None
+    lz = run_program("lastz_D", [w for w in words if not w.startswith("--workers")], pair)
+    fz = run_program("fastz_D", words, pair)
+    assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert lz.stdout.count(b"\n") > 50
+
+
 def test_only_plain_runs_read_in_bulk(pair, tmp_path):
     def plain(*words):
         return Aligner(parse_lastz_argv([str(pair / "target.fa"), *words])).plain_reads

@@ -22,6 +22,7 @@ from fastz.lastz_args import parse_lastz_argv
 from fastz.pipeline import Aligner
 from fastz.pipeline import filtering
 from fastz.pipeline.parallel import BATCH_BASES, BATCH_UNITS, batches
+from fastz.kernels.seeding import present_keys
 from fastz.records import concat_buffers
 
 MAP = ("--step=10 --seed=match12 --notransition --exact=20 --noytrim --match=1,5 "
@@ -124,8 +125,9 @@ def test_batched_search_is_the_strand_search(reads, extra, bitmap):
     al = Aligner(parse_lastz_argv([str(reads / "target.fa"), str(reads / "few.fa"),
                                    *extra]))
     o = al.opts
-    present = al.present_keys if bitmap else None
-    assert (present is not None) == bitmap
+    ix = al.index
+    # (whether a run uses it or not: Aligner.present_keys, tested below)
+    present = present_keys(ix.dir_, ix.low, ix.low_bits) if bitmap else None
     bufs = [b[s] for strands, b, _ in al.query_strands() for s in strands][:400]
     rng = random.Random(3)
     # random strands, some shorter than the seed, and an empty one
@@ -152,9 +154,21 @@ def test_batched_search_is_the_strand_search(reads, extra, bitmap):
     assert batch_stats == one_stats
 
 
+def test_the_key_bitmap_is_for_sparse_tables(reads):
+    """A run tests the bitmap only where most windows miss the table: a sampled one
+    (``--step=10``, match12), not E. coli's whole 12of19 table."""
+    def bitmap(*extra):
+        al = Aligner(parse_lastz_argv([str(reads / "target.fa"), str(reads / "few.fa"),
+                                       *extra]))
+        return al.present_keys
+    assert bitmap("--step=10", "--seed=match12") is not None
+    assert bitmap() is None
+    assert bitmap("--seed=match14") is not None            # (4^14 keys, 4.6 M positions)
+
+
 def test_the_key_bitmap_holds_the_index_keys():
     """``present_keys`` sets the bits of exactly the keys the directory finds."""
-    from fastz.kernels.seeding import lookup, present_keys
+    from fastz.kernels.seeding import lookup
     from fastz.pipeline.seeding import build_index
     rng = np.random.default_rng(4)
     target = rng.choice(np.frombuffer(b"ACGTN", np.uint8), 20000, p=[.24] * 4 + [.04])

@@ -499,15 +499,22 @@ class Aligner:
 
     #: the largest key space (bits) given a bitmap of the index's keys (32 MB)
     PRESENT_KEY_BITS = 28
+    #: ... and the most positions, as a share of the key space: a denser table's
+    #: windows mostly hit, and the bitmap is one more load before the directory
+    #: (E. coli with the default 12of19 seed, 28 % of 2^24: the batched search 25 %
+    #: slower with it; at --step=10 with match12, 2.8 %: 21 % faster)
+    PRESENT_MAX_SHARE = 1 / 16
 
     @functools.cached_property
     def present_keys(self):
         """The index's keys as a bitmap (``kernels.seeding.present_keys``) for the
-        batched search (reads: most of their windows miss), or None for a key space
-        over 2^PRESENT_KEY_BITS."""
+        batched search where most of the reads' windows miss the table, else None
+        (a key space over 2^PRESENT_KEY_BITS, or positions over PRESENT_MAX_SHARE
+        of it)."""
         from ..kernels.seeding import present_keys
         ix = self.index
-        if (ix.dir_.shape[0] - 1) << ix.low_bits > 1 << self.PRESENT_KEY_BITS:
+        keys = (ix.dir_.shape[0] - 1) << ix.low_bits
+        if keys > 1 << self.PRESENT_KEY_BITS or ix.pos.shape[0] > keys * self.PRESENT_MAX_SHARE:
             return None
         return present_keys(ix.dir_, ix.low, ix.low_bits)
 

@@ -14,14 +14,19 @@ import signal
 import sys
 import textwrap
 
-import click
+# fastz calls no BLAS, but numpy's OpenBLAS starts a thread per core that spins for a
+# while at import: 0.1 s of CPU a run, taken from the workers on a small machine (set
+# before numpy is first imported; a user's own setting wins)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from . import __version__
-from .errors import FastzError
-from .lastz_words import (FIELD_ALIASES, FORMATS, GENERAL_FIELDS, HelpRequested, YASRA,
-                          YASRA_NEW)
-from .options import Options
-from .scoring import double_scores, score_type
+import click  # noqa: E402
+
+from . import __version__  # noqa: E402
+from .errors import FastzError  # noqa: E402
+from .lastz_words import (FIELD_ALIASES, FORMATS, GENERAL_FIELDS, HelpRequested,  # noqa: E402
+                          YASRA, YASRA_NEW)
+from .options import Options  # noqa: E402
+from .scoring import double_scores, score_type  # noqa: E402
 
 PROG = "fastz"
 LASTZ_VERSION = "1.04.22"

@@ -433,3 +433,20 @@ def test_self_with_per_query_tables_as_lastz(ce2_200kb, words):
     assert fz.stderr == lz.stderr
     # (the case prints alignments, or drops the query for its HSP count)
     assert b" chrXs " in lz.stdout or "--nogapped" in words and b"chrXs" not in fz.stdout
+
+
+def test_the_command_line_keeps_openblas_to_one_thread():
+    """numpy's OpenBLAS would start a spinning thread per core at import (fastz calls
+    no BLAS); a user's own setting is kept."""
+    import os
+    import subprocess
+    import sys
+    code = "import fastz.cli, os; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "1"
+    out = subprocess.run([sys.executable, "-c", code],
+                         env=dict(env, OPENBLAS_NUM_THREADS="3"), capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "3"

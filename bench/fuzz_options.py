@@ -10,6 +10,7 @@ succeeded.  Mismatches go to the report (one line each, with the command to repr
     python bench/fuzz_options.py --trials 40 --with='--stopafter=3 --nogapped'  # one mode
     python bench/fuzz_options.py --trials 60 --double      # fastz_D against lastz_D
     python bench/fuzz_options.py --trials 60 --stderr      # stderr must match too
+    python bench/fuzz_options.py --trials 60 --reads 400   # simulated reads as the query
 
 A trial where lastz itself fails is a match only if fastz fails too (messages may differ).
 """
@@ -19,6 +20,7 @@ import argparse
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -148,6 +150,16 @@ def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
     return pair, words
 
 
+def _reads_file(folder: Path, pair_dir: Path, n: int) -> Path:
+    """The pair's simulated reads (made once): ``n`` of 60-400 bp from its query."""
+    path = folder / f"{pair_dir.name}.reads.fa"
+    if not path.exists():
+        from readsim import first_record, simulate_reads
+        path.write_text(simulate_reads(first_record(pair_dir / "query.fa"), n, 0, seed=n,
+                                       lengths=(60, 400)))
+    return path
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=100)
@@ -166,8 +178,13 @@ def main(argv=None) -> int:
     ap.add_argument("--stderr", action="store_true",
                     help="where both succeed, compare their whole stderr too (warnings, "
                          "truncation reports)")
+    ap.add_argument("--reads", type=int, default=0,
+                    help="align this many simulated reads (60-400 bp, drawn from the pair's "
+                         "query, one plain FASTA file per pair) in place of the query: the "
+                         "bulk reading of plain read files (fastz/io/plainreads.py)")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
+    reads_dir = Path(tempfile.mkdtemp()) if args.reads else None
     lastz, fastz = ("lastz_D", "fastz_D") if args.double else ("lastz", "fastz")
     rng = random.Random(args.seed)
     out = sys.stdout if args.output == "-" else open(args.output, "w")
@@ -178,6 +195,8 @@ def main(argv=None) -> int:
             # (before the trial's --format word: LASTZ's last format word wins anyway)
             words[-1:-1] = args.with_words.split()
         cwd = PAIRS / pair
+        if reads_dir is not None and words[1] != "--self":
+            words[1] = str(_reads_file(reads_dir, cwd, args.reads))
         start = time.perf_counter()
         try:
             lz = run_program(lastz, words, cwd, timeout=args.timeout)

@@ -51,16 +51,18 @@ def _random_plain(rng: random.Random, n: int, iupac: bool = False) -> bytes:
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("strand", ["both", "plus", "minus"])
 @pytest.mark.parametrize("laj", [True, False])
-def test_bulk_reading_is_the_record_by_record_reading(tmp_path, seed, strand, laj):
+@pytest.mark.parametrize("kind", ["fasta", "fastq"])
+def test_bulk_reading_is_the_record_by_record_reading(tmp_path, seed, strand, laj, kind):
     rng = random.Random(seed)
     iupac = seed % 2 == 1
     path = tmp_path / "reads.fa"
-    path.write_bytes(_random_plain(rng, rng.randint(20, 400), iupac))
+    make = _random_fastq if kind == "fastq" else _random_plain
+    path.write_bytes(make(rng, rng.randint(20, 400), iupac))
     words = ["t.fa", str(path), f"--strand={strand}"] + \
         (["--ambiguous=iupac"] if iupac else []) + ([] if laj else ["--nolaj"])
     opts = parse_lastz_argv(words)
     plain = plainreads.scan(str(path), iupac)
-    assert plain is not None
+    assert plain is not None and plain.kind == kind
     strands = {"both": ["+", "-"], "plus": ["+"], "minus": ["-"]}[strand]
     want = []
     for q in iter_queries(str(path), opts):
@@ -70,13 +72,13 @@ def test_bulk_reading_is_the_record_by_record_reading(tmp_path, seed, strand, la
     got = []
     # small chunks, and blocks that cut records, so that both edges are crossed
     for chunk, first in plainreads.chunks(str(path), rng.choice([1, 500, 5000]),
-                                          rng.choice([1, 3, 1000])):
-        heads, cat, offsets = plainreads.strand_buffers(chunk, strands)
+                                          rng.choice([1, 3, 1000]), kind):
+        heads, cat, offsets = plainreads.strand_buffers(chunk, strands, kind)
         for u in range(offsets.shape[0] - 1):
             r = u // len(strands)
             got.append(plainreads.record_sequence(
                 cat[offsets[u]:offsets[u + 1]], chunk[heads[r, 0]:heads[r, 1]], first + r,
-                opts_spec(str(path)), str(path), laj))
+                opts_spec(str(path)), str(path), laj, kind=kind))
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert np.array_equal(g.chars, w.chars)
@@ -86,8 +88,27 @@ def test_bulk_reading_is_the_record_by_record_reading(tmp_path, seed, strand, la
                     w.revcomp, w.partitions, w.chore)
         # (unnamed, as a strand is made before it is known to report anything)
         u = plainreads.record_sequence(g.chars, b"", g.contig, opts_spec(str(path)),
-                                       str(path), laj, named=False)
+                                       str(path), laj, named=False, kind=kind)
         assert replace(u, name=g.name, header=g.header) == replace(g, chars=u.chars)
+
+
+def _random_fastq(rng: random.Random, n: int, iupac: bool = False) -> bytes:
+    """A plain FASTQ text: headers as ``_random_plain``'s (and '@' inside), '+' lines
+    bare or repeating the header, qualities over the whole range ('@' and '+' too)."""
+    letters = "ACGTacgtNnXx" + ("RYKMSWBDHVrykmswbdhv" if iupac else "")
+    out = []
+    for i in range(n):
+        head = rng.choice([f"r{i}", f" r{i} extra words", f"r{i}|x:y @x", "\tlead tab",
+                           f"read{{number}}_{i}", f"r{i} \xe9t\xe9", ""])
+        size = rng.randint(1, 300)
+        body = "".join(rng.choice(letters) for _ in range(size))
+        quals = "".join(chr(rng.randint(33, 126)) for _ in range(size))
+        plus = "+" + (head if rng.random() < 0.3 else "")
+        out.append(f"@{head}\n{body}\n{plus}\n{quals}\n")
+    text = "".join(out)
+    if rng.random() < 0.5:
+        text = text[:-1]                       # no line break at the end
+    return text.encode("latin-1")
 
 
 def opts_spec(path: str):
@@ -95,18 +116,22 @@ def opts_spec(path: str):
     return parse_specifier(path)
 
 
-def test_chunks_keep_to_their_limits_across_blocks(tmp_path, monkeypatch):
+@pytest.mark.parametrize("kind", ["fasta", "fastq"])
+def test_chunks_keep_to_their_limits_across_blocks(tmp_path, monkeypatch, kind):
     monkeypatch.setattr(plainreads, "BLOCK", 1000)
     rng = random.Random(5)
-    data = _random_plain(rng, 300)
+    data = (_random_fastq if kind == "fastq" else _random_plain)(rng, 300)
     path = tmp_path / "r.fa"
     path.write_bytes(data)
-    got = list(plainreads.chunks(str(path), 700, 4))
+    assert plainreads.scan(str(path), False).records == 300
+    got = list(plainreads.chunks(str(path), 700, 4, kind))
     assert b"".join(c for c, _ in got) == data
     number = 1
     for chunk, first in got:
-        assert chunk.startswith(b">") and first == number
-        records = chunk.count(b">")
+        assert first == number
+        records = (chunk.rstrip(b"\n").count(b"\n") + 4) // 4 if kind == "fastq" \
+            else chunk.count(b">")
+        assert chunk.startswith(b"@" if kind == "fastq" else b">")
         assert 1 <= records <= 4 and (len(chunk) <= 700 or records == 1)
         number += records
     assert number == 301
@@ -143,6 +168,31 @@ def test_a_file_not_plainly_fasta_is_read_record_by_record(tmp_path, change):
     assert plainreads.scan(_plain_file(tmp_path, change(base), "c.fa"), False) is None
 
 
+@pytest.mark.parametrize("change", [
+    lambda t: t.replace(b"\n", b"\r\n"),                   # CR line ends
+    lambda t: t.replace(b"ACG", b"AC G", 1),               # a blank in the bases
+    lambda t: t.replace(b"ACG", b"AC7G", 1),               # a digit
+    lambda t: t.replace(b"@r3\nACGTTGCAACGTGGA\n", b"@r3\n\n", 1),   # no bases
+    lambda t: t.replace(b"+\nIIIIIIIIIIIIIII\n", b"+\nIIIIIIIIIIIIII\n", 1),   # too few
+    lambda t: t.replace(b"+\nIIIIIIIIIIIIIII\n", b"+\nIIIIIIIIIIIIIIII\n", 1),  # too many
+    lambda t: t.replace(b"IIII", b"II I", 1),              # a blank quality
+    lambda t: t.replace(b"@r3\nACGTTGCAACGTGGA\n+\n", b"@r3\nACGTTGCAACGTGGA\n+r4\n", 1),
+    lambda t: t.replace(b"@r3\nACGTTGCAACGTGGA\n+\n", b"@r3\nACGTTGCAACGTGGA\n-\n", 1),
+    lambda t: t.replace(b"@r3", b"r3", 1),                 # a header without '@'
+    lambda t: t.replace(b"ACGTTGCAACGTGGA\n", b"ACGTTGCA\nACGTGGA\n", 1),  # wrapped
+    lambda t: t + b"\n",                                   # a blank line at the end
+    lambda t: t + b"@r9\nACGT\n+\n",                        # a record cut short
+    lambda t: t.replace(b"@r3", b"@r3" + b"x" * 1000, 1),  # a header over MAX_HEADER
+    gzip.compress,
+], ids=["cr", "blank", "digit", "no-bases", "few-quals", "many-quals", "blank-qual",
+        "plus-name", "no-plus", "no-at", "wrapped", "blank-end", "cut", "long-header",
+        "gzip"])
+def test_a_fastq_file_not_plain_is_read_record_by_record(tmp_path, change):
+    base = b"".join(b"@r%d\nACGTTGCAACGTGGA\n+\nIIIIIIIIIIIIIII\n" % i for i in range(200))
+    assert plainreads.scan(_plain_file(tmp_path, base), False) is not None
+    assert plainreads.scan(_plain_file(tmp_path, change(base), "c.fq"), False) is None
+
+
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory, shared_pairs):
     d = tmp_path_factory.mktemp("plainreads")
@@ -167,6 +217,14 @@ def pair(tmp_path_factory, shared_pairs):
         out.append(f">{name} sample=x\n" + "\n".join(body[j:j + 61]
                                                    for j in range(0, len(body), 61)))
     (d / "eco.fa").write_text("\n".join(out) + "\n")
+    # the same reads as FASTQ, with and without the header on the '+' line
+    fq = []
+    for k, rec in enumerate(out):
+        head, *lines = rec[1:].split("\n")
+        body = "".join(lines)
+        quals = "".join(chr(rng.randint(33, 126)) for _ in body)
+        fq.append(f"@{head}\n{body}\n+{head if k % 2 else ''}\n{quals}\n")
+    (d / "eco.fq").write_text("".join(fq))
     return d
 
 
@@ -180,10 +238,14 @@ def pair(tmp_path_factory, shared_pairs):
     ["target.fa", "eco.fa", "--nogapped", "--format=general", "--ambiguous=iupac"],
     ["target.fa", "eco.fa", "--ambiguous=iupac", "--format=general:name2,number,score",
      "--seed=match12", "--twins=-10..100"],
+    ["target.fa[multiple]", "eco.fq", *MAP, "--ambiguous=iupac"],
+    ["target.fa", "eco.fq", "--format=maf", "--ambiguous=iupac", "--workers=1"],
+    ["target.fa", "eco.fq", "--ambiguous=iupac"],
 ], ids=["map", "map-one-worker", "minus-iupac", "sam-plus", "maf", "lav-nolaj", "nogapped",
-        "numbered-twins"])
+        "numbered-twins", "fastq-map", "fastq-maf", "fastq-lav"])
 def test_plain_reads_as_lastz(pair, words):
-    o = parse_lastz_argv([str(pair / w) if w.endswith(("fa", "]")) else w for w in words])
+    o = parse_lastz_argv([str(pair / w) if w.endswith(("fa", "fq", "]")) else w
+                          for w in words])
     assert Aligner(o).plain_reads is not None       # (the bulk reading is what is tested)
     lz = run_program("lastz", [w for w in words if not w.startswith("--workers")], pair)
     fz = run_program("fastz", words, pair)

@@ -1,4 +1,4 @@
-"""A plain FASTA file of many short records (reads), read in bulk.
+"""A plain FASTA or FASTQ file of many short records (reads), read in bulk.
 
 Read record by record, a read costs Python about 10 us (its record, names, reverse
 complement and objects, then its trip to a worker and back): more than its seed
@@ -14,11 +14,15 @@ its first 995), every '>' starts a line and a header (none inside one), no line 
 header is over MAX_HEADER bytes, every other line holds only the letters a record
 may hold (no blanks or digits, which LASTZ drops or keeps by its own rules), no byte
 is NUL, and every record has a base and is at most MAX_RECORD bytes (reads: a longer
-record is better read alone, its search then threaded).  Anything else is read
-record by record, with LASTZ's messages.
+record is better read alone, its search then threaded).  Plainly FASTQ: the file
+starts with '@', is at least MIN_FILE bytes, and every record is four lines, '@' and a
+header, 1 to MAX_RECORD such letters, '+' alone or followed by the same header, and as
+many qualities (bytes 33-126) as bases; no CR or NUL, nothing after the last record.
+Anything else is read record by record, with LASTZ's messages.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -96,33 +100,123 @@ def _end_record(st):
     return True
 
 
+# FASTQ scan state: [records, line of the record (0-3), bytes in the line, bases,
+# header bytes, '+' line bytes, quality bytes, longest record (bases), total bases]
+_Q_RECORDS, _Q_LINE, _Q_LEN, _Q_BASES, _Q_HEADER, _Q_PLUS, _Q_QUALS, _Q_LONGEST, \
+    _Q_TOTAL = range(9)
+
+
+@njit(cache=True, nogil=True)
+def _scan_fastq_block(buf, letters, st, header):
+    """``_scan_block`` for FASTQ: four lines a record, '@' and a header, the bases,
+    '+' alone or with the same header, as many qualities as bases (33..126)."""
+    for i in range(buf.shape[0]):
+        c = buf[i]
+        if c == 0x0D or c == 0:
+            return False
+        line = st[_Q_LINE]
+        first = st[_Q_LEN] == 0
+        st[_Q_LEN] += 1
+        if c == _LF:
+            st[_Q_LEN] = 0
+            if line == 0:
+                if first:
+                    return False                # (an empty line for a header)
+            elif line == 1:
+                if st[_Q_BASES] == 0 or st[_Q_BASES] > MAX_RECORD:
+                    return False
+            elif line == 2:
+                if first or (st[_Q_PLUS] != 0 and st[_Q_PLUS] != st[_Q_HEADER]):
+                    return False
+            elif not _end_fastq_record(st):
+                return False
+            line = (line + 1) % 4
+            st[_Q_LINE] = line
+            if line == 1:                       # (the next line's count starts)
+                st[_Q_BASES] = 0
+            elif line == 2:
+                st[_Q_PLUS] = 0
+            elif line == 3:
+                st[_Q_QUALS] = 0
+        elif line == 0:
+            if first:
+                if c != 0x40:                   # '@'
+                    return False
+                st[_Q_RECORDS] += 1
+                st[_Q_HEADER] = 0
+            else:
+                if st[_Q_HEADER] >= MAX_HEADER:
+                    return False
+                header[st[_Q_HEADER]] = c
+                st[_Q_HEADER] += 1
+        elif line == 1:
+            if not letters[c]:
+                return False
+            st[_Q_BASES] += 1
+        elif line == 2:
+            if first:
+                if c != 0x2B:                   # '+'
+                    return False
+            else:
+                if st[_Q_PLUS] >= st[_Q_HEADER] or header[st[_Q_PLUS]] != c:
+                    return False
+                st[_Q_PLUS] += 1
+        else:
+            if c < 0x21 or c > 0x7E:
+                return False
+            st[_Q_QUALS] += 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _end_fastq_record(st):
+    if st[_Q_QUALS] != st[_Q_BASES]:
+        return False
+    if st[_Q_BASES] > st[_Q_LONGEST]:
+        st[_Q_LONGEST] = st[_Q_BASES]
+    st[_Q_TOTAL] += st[_Q_BASES]
+    return True
+
+
 @dataclass(frozen=True)
 class PlainReads:
-    """A query file found plainly FASTA (``scan``)."""
+    """A query file found plainly FASTA or FASTQ (``scan``)."""
 
     path: str
     records: int
     bases: int
+    kind: str = "fasta"
 
 
 def scan(path: str, allow_iupac: bool) -> PlainReads | None:
-    """The file at ``path`` as PlainReads when it is plainly FASTA (module docstring),
-    else None.  Reads it once, in blocks."""
+    """The file at ``path`` as PlainReads when it is plainly FASTA or FASTQ (module
+    docstring), else None.  Reads it once, in blocks."""
     letters = _letters(allow_iupac)
     st = np.zeros(9, np.int64)
-    st[_LINE_START] = 1
+    header = np.zeros(MAX_HEADER, np.uint8)
     try:
         with open(path, "rb") as f:
-            head = f.read(BLOCK)
-            if len(head) < MIN_FILE:
+            if os.fstat(f.fileno()).st_size < MIN_FILE:
                 return None
-            block = head
+            block = f.read(BLOCK)
+            kind = "fastq" if block[:1] == b"@" else "fasta"
+            if kind == "fasta":
+                st[_LINE_START] = 1
             while block:
-                if not _scan_block(np.frombuffer(block, np.uint8), letters, st):
+                arr = np.frombuffer(block, np.uint8)
+                if not (_scan_fastq_block(arr, letters, st, header) if kind == "fastq"
+                        else _scan_block(arr, letters, st)):
                     return None
                 block = f.read(BLOCK)
     except OSError:
         return None                 # (read record by record: LASTZ's message)
+    if kind == "fastq":
+        # the file ends after a record's qualities (with a line break or not)
+        ended = (st[_Q_LINE] == 0 and st[_Q_LEN] == 0) or (
+            st[_Q_LINE] == 3 and st[_Q_LEN] > 0 and _end_fastq_record(st))
+        if not ended:
+            return None
+        return PlainReads(path, int(st[_Q_RECORDS]), int(st[_Q_TOTAL]), "fastq")
     if st[_IN_HEADER] or not _end_record(st):
         return None
     return PlainReads(path, int(st[_RECORDS]), int(st[_TOTAL]))
@@ -137,7 +231,7 @@ def _letters(allow_iupac: bool) -> np.ndarray:
     return keep & alpha
 
 
-def chunks(path: str, max_bytes: int, max_records: int):
+def chunks(path: str, max_bytes: int, max_records: int, kind: str = "fasta"):
     """(bytes, first record's number) of consecutive chunks of whole records of a
     plain file, each up to ``max_bytes`` (one record at least) and ``max_records``."""
     contig = 1
@@ -148,10 +242,21 @@ def chunks(path: str, max_bytes: int, max_records: int):
             buf = pending + data
             if not buf:
                 return
-            starts = np.flatnonzero(np.frombuffer(buf, np.uint8) == _GT)
-            # (in a plain file every '>' starts a record; the last may go on in the
-            # next block)
-            bounds = np.append(starts, len(buf)) if not data else starts
+            arr = np.frombuffer(buf, np.uint8)
+            if kind == "fastq":
+                # a record every four lines (a quality line may start with '@'); the
+                # last line may lack its break at the end of the file
+                ends = np.flatnonzero(arr == _LF)[3::4] + 1
+                starts = np.concatenate(([0], ends))
+                if not data and starts[-1] < len(buf):
+                    starts = np.append(starts, len(buf))
+            else:
+                # (in a plain FASTA file every '>' starts a record)
+                starts = np.flatnonzero(arr == _GT)
+                if not data:
+                    starts = np.append(starts, len(buf))
+            # (the last record may go on in the next block)
+            bounds = starts
             n = bounds.shape[0] - 1
             i = 0
             while i < n:
@@ -166,37 +271,81 @@ def chunks(path: str, max_bytes: int, max_records: int):
 
 
 @njit(cache=True, nogil=True)
-def _strand_buffers(buf, both, minus, complement):
+def _fasta_spans(buf):
+    """(header spans, body spans) of a plain FASTA chunk's records: a header after its
+    '>' up to its line break, a body from the next line to the next record."""
     n = 0
-    bases = 0
     for c in buf:
         if c == _GT:
             n += 1
-        elif c != _LF:
-            bases += 1
-    # (header bytes were counted as bases: subtracted below)
     heads = np.empty((n, 2), np.int64)
+    bodies = np.empty((n, 2), np.int64)
     r = -1
     in_header = False
     for i in range(buf.shape[0]):
         c = buf[i]
         if c == _GT:
+            if r >= 0:
+                bodies[r, 1] = i
             r += 1
             heads[r, 0] = i + 1
             in_header = True
         elif in_header and c == _LF:
             heads[r, 1] = i
+            bodies[r, 0] = i + 1
             in_header = False
+    if r >= 0:
+        bodies[r, 1] = buf.shape[0]
+    return heads, bodies
+
+
+@njit(cache=True, nogil=True)
+def _fastq_spans(buf):
+    """The same for a plain FASTQ chunk: a header after its '@', a body its second
+    line (records are four lines)."""
+    lines = 0
+    for c in buf:
+        if c == _LF:
+            lines += 1
+    if buf.shape[0] and buf[buf.shape[0] - 1] != _LF:
+        lines += 1
+    n = (lines + 3) // 4
+    heads = np.empty((n, 2), np.int64)
+    bodies = np.empty((n, 2), np.int64)
+    line = 0
+    start = 0
+    for i in range(buf.shape[0] + 1):
+        if i < buf.shape[0] and buf[i] != _LF:
+            continue
+        r, phase = line // 4, line % 4
+        if phase == 0:
+            heads[r, 0] = start + 1
+            heads[r, 1] = i
+        elif phase == 1:
+            bodies[r, 0] = start
+            bodies[r, 1] = i
+        line += 1
+        start = i + 1
+        if start >= buf.shape[0]:
+            break
+    return heads, bodies
+
+
+@njit(cache=True, nogil=True)
+def _strand_buffers(buf, heads, bodies, both, minus, complement):
+    n = heads.shape[0]
+    bases = 0
     for k in range(n):
-        bases -= heads[k, 1] - heads[k, 0]
+        for i in range(bodies[k, 0], bodies[k, 1]):
+            if buf[i] != _LF:
+                bases += 1
     per = 2 if both else 1
     cat = np.empty(bases * per, np.uint8)
     offsets = np.empty(n * per + 1, np.int64)
     at = 0
     for k in range(n):
-        end = heads[k + 1, 0] - 1 if k + 1 < n else buf.shape[0]
         start = at
-        for i in range(heads[k, 1] + 1, end):
+        for i in range(bodies[k, 0], bodies[k, 1]):
             if buf[i] != _LF:
                 cat[at] = buf[i]
                 at += 1
@@ -221,20 +370,23 @@ def _strand_buffers(buf, both, minus, complement):
         else:
             offsets[k] = start
     offsets[n * per] = at
+    return cat, offsets
+
+
+def strand_buffers(chunk: bytes, strands: list[str], kind: str = "fasta"):
+    """(header spans, strand buffers, offsets) of a plain chunk's records: header k is
+    ``chunk[heads[k, 0]:heads[k, 1]]`` (after the '>' or '@'); strand unit u (record u
+    // len(strands), strand ``strands[u % len(strands)]``) is ``cat[offsets[u]:offsets[u
+    + 1]]``, the minus strand reverse-complemented, in LASTZ's order."""
+    buf = np.frombuffer(chunk, np.uint8)
+    heads, bodies = (_fastq_spans if kind == "fastq" else _fasta_spans)(buf)
+    cat, offsets = _strand_buffers(buf, heads, bodies, len(strands) == 2,
+                                   strands == ["-"], COMPLEMENT)
     return heads, cat, offsets
 
 
-def strand_buffers(chunk: bytes, strands: list[str]):
-    """(header spans, strand buffers, offsets) of a plain chunk's records: header k is
-    ``chunk[heads[k, 0]:heads[k, 1]]`` (after the '>'); strand unit u (record u //
-    len(strands), strand ``strands[u % len(strands)]``) is ``cat[offsets[u]:offsets[u
-    + 1]]``, the minus strand reverse-complemented, in LASTZ's order."""
-    return _strand_buffers(np.frombuffer(chunk, np.uint8), len(strands) == 2,
-                           strands == ["-"], COMPLEMENT)
-
-
 def record_sequence(chars: np.ndarray, header: bytes, contig: int, spec, filename: str,
-                    keep_arrow: bool, named: bool = True) -> Sequence:
+                    keep_arrow: bool, named: bool = True, kind: str = "fasta") -> Sequence:
     """The Sequence the record-by-record reading makes of a plain record (``fasta.
     read_fasta_record``, then ``sequences._single``), with ``chars`` as its strand
     buffer (the minus strand's too: it is a copy of the plus one's other fields).
@@ -244,6 +396,10 @@ def record_sequence(chars: np.ndarray, header: bytes, contig: int, spec, filenam
         return Sequence(chars=chars, name="", header="", filename=filename, contig=contig,
                         start=0, true_length=chars.shape[0], revcomp=False)
     from .sequences import _Record, _single
-    head = header if keep_arrow else header.lstrip(b" \t")
-    rec = _Record((">" if keep_arrow else "") + text(head), chars, chars.shape[0], 1, contig)
-    return _single(SimpleNamespace(spec=spec, kind="fasta", filename=filename), rec)
+    if kind == "fastq":                 # (fasta._fastq_header: the line after '@')
+        name = text(header)
+    else:
+        head = header if keep_arrow else header.lstrip(b" \t")
+        name = (">" if keep_arrow else "") + text(head)
+    rec = _Record(name, chars, chars.shape[0], 1, contig)
+    return _single(SimpleNamespace(spec=spec, kind=kind, filename=filename), rec)

@@ -1,4 +1,4 @@
-"""Reads from a plain FASTA file, aligned a chunk of records at a time.
+"""Reads from a plain FASTA or FASTQ file, aligned a chunk of records at a time.
 
 Where the query file is plainly FASTA (``io.plainreads``) and its strands are
 independent (``Aligner.batch_search``), the parent neither reads the records nor
@@ -21,7 +21,7 @@ from ..records import StrandResult
 
 def plain_reads(aligner) -> PlainReads | None:
     """The query file as PlainReads where ``aligner``'s run can take it in bulk: a
-    rereadable plain FASTA file named with no action ([...]), strands searched in
+    rereadable plain FASTA or FASTQ file named with no action ([...]), strands searched in
     batches, and nothing said per record or strand on stderr (--progress,
     --verbosity); else None."""
     from ..io.sequences import rereadable
@@ -51,7 +51,8 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
     o = aligner.opts
     strands = _strands(o)
     per = len(strands)
-    heads, cat, offsets = strand_buffers(chunk, strands)
+    kind = aligner.plain_reads.kind
+    heads, cat, offsets = strand_buffers(chunk, strands, kind)
     found, shortfall = aligner.search_batch(cat, offsets)
     lengths = offsets[1:] - offsets[:-1]
     picked = set(shortfall)
@@ -63,7 +64,7 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
     spec = parse_specifier(o.query)
     keep_arrow = (o.extra or {}).get("laj") is not False     # (as sequences reads it)
     units = [(record_sequence(cat[offsets[k]:offsets[k + 1]], b"", first + k // per, spec,
-                              spec.path, keep_arrow, named=False), strands[k % per])
+                              spec.path, keep_arrow, named=False, kind=kind), strands[k % per])
              for k in picked]
     results = aligner.finish_batch(units, [found[k] for k in picked],
                                    {i: shortfall[k] for i, k in enumerate(picked)
@@ -74,7 +75,7 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
     for k, res in reported:
         r = k // per
         named = record_sequence(res.query.chars, chunk[heads[r, 0]:heads[r, 1]], first + r,
-                                spec, spec.path, keep_arrow)
+                                spec, spec.path, keep_arrow, kind=kind)
         res.query.name, res.query.header = named.name, named.header
     return reported, len(lengths), int(lengths.sum()) // per
 
@@ -88,7 +89,8 @@ def packed_results(aligner, plain: PlainReads, workers: int) -> Iterator[StrandR
     from . import _strands
     from .parallel import BATCH_BASES, BATCH_UNITS, parallel_chunks
     per = len(_strands(aligner.opts))
-    pieces = chunks(plain.path, max(1, BATCH_BASES // per), max(1, BATCH_UNITS // per))
+    pieces = chunks(plain.path, max(1, BATCH_BASES // per), max(1, BATCH_UNITS // per),
+                    plain.kind)
     small = (aligner.opts.gfextend
              and plain.bases * len(aligner.target) < aligner.SMALL_WORK)
     if workers > 1 and not small:

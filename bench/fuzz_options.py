@@ -11,6 +11,7 @@ succeeded.  Mismatches go to the report (one line each, with the command to repr
     python bench/fuzz_options.py --trials 60 --double      # fastz_D against lastz_D
     python bench/fuzz_options.py --trials 60 --stderr      # stderr must match too
     python bench/fuzz_options.py --trials 60 --reads 400   # simulated reads as the query
+    python bench/fuzz_options.py --trials 60 --reads 400 --fastq          # ... as FASTQ
 
 A trial where lastz itself fails is a match only if fastz fails too (messages may differ).
 """
@@ -150,13 +151,22 @@ def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
     return pair, words
 
 
-def _reads_file(folder: Path, pair_dir: Path, n: int) -> Path:
-    """The pair's simulated reads (made once): ``n`` of 60-400 bp from its query."""
-    path = folder / f"{pair_dir.name}.reads.fa"
+def _reads_file(folder: Path, pair_dir: Path, n: int, fastq: bool = False) -> Path:
+    """The pair's simulated reads (made once): ``n`` of 60-400 bp from its query, as
+    FASTA or as FASTQ (random qualities, '+' lines bare or repeating the header)."""
+    path = folder / f"{pair_dir.name}.reads.{'fq' if fastq else 'fa'}"
     if not path.exists():
         from readsim import first_record, simulate_reads
-        path.write_text(simulate_reads(first_record(pair_dir / "query.fa"), n, 0, seed=n,
-                                       lengths=(60, 400)))
+        text = simulate_reads(first_record(pair_dir / "query.fa"), n, 0, seed=n,
+                              lengths=(60, 400))
+        if fastq:
+            rng = random.Random(n)
+            lines = text.split("\n")
+            text = "".join(
+                f"@{h[1:]}\n{b}\n+{h[1:] if rng.random() < 0.5 else ''}\n"
+                + "".join(chr(rng.randint(33, 126)) for _ in b) + "\n"
+                for h, b in zip(lines[0::2], lines[1::2]) if h)
+        path.write_text(text)
     return path
 
 
@@ -182,6 +192,9 @@ def main(argv=None) -> int:
                     help="align this many simulated reads (60-400 bp, drawn from the pair's "
                          "query, one plain FASTA file per pair) in place of the query: the "
                          "bulk reading of plain read files (fastz/io/plainreads.py)")
+    ap.add_argument("--fastq", action="store_true",
+                    help="with --reads: the reads as FASTQ (SAM output left out: fastz "
+                         "does not print FASTQ qualities yet)")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
     reads_dir = Path(tempfile.mkdtemp()) if args.reads else None
@@ -196,7 +209,9 @@ def main(argv=None) -> int:
             words[-1:-1] = args.with_words.split()
         cwd = PAIRS / pair
         if reads_dir is not None and words[1] != "--self":
-            words[1] = str(_reads_file(reads_dir, cwd, args.reads))
+            words[1] = str(_reads_file(reads_dir, cwd, args.reads, args.fastq))
+            if args.fastq and any("sam" in w for w in words if w.startswith("--format")):
+                words = [w for w in words if not w.startswith("--format")]
         start = time.perf_counter()
         try:
             lz = run_program(lastz, words, cwd, timeout=args.timeout)

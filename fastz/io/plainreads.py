@@ -41,9 +41,8 @@ BLOCK = 1 << 22
 
 _GT, _LF = 0x3E, 0x0A
 # scan state: [records, bases in the record, bytes in the record, at a line's start,
-# in a header, header bytes, longest record, total bases, clean]
-_RECORDS, _BASES, _BYTES, _LINE_START, _IN_HEADER, _HEADER, _LONGEST, _TOTAL, _CLEAN = \
-    range(9)
+# in a header, header bytes, total bases]
+_RECORDS, _BASES, _BYTES, _LINE_START, _IN_HEADER, _HEADER, _TOTAL = range(7)
 
 
 @njit(cache=True, nogil=True)
@@ -94,16 +93,13 @@ def _scan_block(buf, letters, st):
 def _end_record(st):
     if st[_BASES] == 0 or st[_BYTES] > MAX_RECORD:
         return False
-    if st[_BYTES] > st[_LONGEST]:
-        st[_LONGEST] = st[_BYTES]
     st[_TOTAL] += st[_BASES]
     return True
 
 
 # FASTQ scan state: [records, line of the record (0-3), bytes in the line, bases,
-# header bytes, '+' line bytes, quality bytes, longest record (bases), total bases]
-_Q_RECORDS, _Q_LINE, _Q_LEN, _Q_BASES, _Q_HEADER, _Q_PLUS, _Q_QUALS, _Q_LONGEST, \
-    _Q_TOTAL = range(9)
+# header bytes, '+' line bytes, quality bytes, total bases]
+_Q_RECORDS, _Q_LINE, _Q_LEN, _Q_BASES, _Q_HEADER, _Q_PLUS, _Q_QUALS, _Q_TOTAL = range(8)
 
 
 @njit(cache=True, nogil=True)
@@ -172,8 +168,6 @@ def _scan_fastq_block(buf, letters, st, header):
 def _end_fastq_record(st):
     if st[_Q_QUALS] != st[_Q_BASES]:
         return False
-    if st[_Q_BASES] > st[_Q_LONGEST]:
-        st[_Q_LONGEST] = st[_Q_BASES]
     st[_Q_TOTAL] += st[_Q_BASES]
     return True
 
@@ -192,7 +186,7 @@ def scan(path: str, allow_iupac: bool) -> PlainReads | None:
     """The file at ``path`` as PlainReads when it is plainly FASTA or FASTQ (module
     docstring), else None.  Reads it once, in blocks."""
     letters = _letters(allow_iupac)
-    st = np.zeros(9, np.int64)
+    st = np.zeros(8, np.int64)
     header = np.zeros(MAX_HEADER, np.uint8)
     try:
         with open(path, "rb") as f:

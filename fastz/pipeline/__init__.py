@@ -577,15 +577,18 @@ class Aligner:
         worker processes for).  Seed-hit anchors (--nogfextend) always fork."""
         it = iter(items)
         ahead: list = []
-        if not self.opts.gfextend:
-            return ahead, it
         qbases = 0
         for item in it:
             ahead.append(item)
             qbases += bases_of(item)
-            if qbases * len(self.target) >= self.SMALL_WORK:
+            if not self.small_work(qbases):
                 return ahead, it
         return ahead, None
+
+    def small_work(self, qbases: int) -> bool:
+        """Whether ``qbases`` query bases are too little work to fork workers for
+        (seed-hit anchors, --nogfextend, never are)."""
+        return self.opts.gfextend and qbases * len(self.target) < self.SMALL_WORK
 
     def results(self) -> Iterator[StrandResult]:
         """Every query strand, in LASTZ's order (query 1 +, query 1 -, query 2 +, ...)."""

@@ -194,10 +194,9 @@ def _merged_texts(out: list) -> list:
         k, query, strand, shipped, extra, text = item
         if text is None or isinstance(shipped, Alignments) or set(extra) - {"numbered"}:
             flush()
-            numbered = count = 0
             merged.append(item)
             continue
-        if not texts:
+        if not texts:                       # (a run starts)
             numbered = count = 0
         step = extra.get("numbered", 0)
         if step and numbered:

@@ -1,6 +1,6 @@
 """Reads from a plain FASTA or FASTQ file, aligned a chunk of records at a time.
 
-Where the query file is plainly FASTA (``io.plainreads``) and its strands are
+Where the query file is plainly FASTA or FASTQ (``io.plainreads``) and its strands are
 independent (``Aligner.batch_search``), the parent neither reads the records nor
 sees the strands that report nothing: it cuts the file into chunks of whole records
 and sends each chunk's bytes to a worker, which makes the chunk's strand buffers in
@@ -25,7 +25,6 @@ def plain_reads(aligner) -> PlainReads | None:
     batches, and nothing said per record or strand on stderr (--progress,
     --verbosity); else None."""
     from ..io.sequences import rereadable
-    from . import _strands
     o = aligner.opts
     if (not aligner.batch_search or o.query is None or aligner.progress is not None
             or (o.extra or {}).get("verbosity", 0) >= 1 or not rereadable(o.query)):
@@ -33,10 +32,7 @@ def plain_reads(aligner) -> PlainReads | None:
     spec = parse_specifier(o.query)
     if spec != SeqSpec(spec=spec.spec, path=spec.path):
         return None
-    plain = scan(spec.path, bool(getattr(o, "ambiguous_iupac", False)))
-    if plain is None or plain.records < 2 * len(_strands(o)):
-        return None
-    return plain
+    return scan(spec.path, bool(getattr(o, "ambiguous_iupac", False)))
 
 
 def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
@@ -91,9 +87,7 @@ def packed_results(aligner, plain: PlainReads, workers: int) -> Iterator[StrandR
     per = len(_strands(aligner.opts))
     pieces = chunks(plain.path, max(1, BATCH_BASES // per), max(1, BATCH_UNITS // per),
                     plain.kind)
-    small = (aligner.opts.gfextend
-             and plain.bases * len(aligner.target) < aligner.SMALL_WORK)
-    if workers > 1 and not small:
+    if workers > 1 and not aligner.small_work(plain.bases):
         outcomes = parallel_chunks(aligner, pieces, workers)
     else:
         outcomes = (align_chunk(aligner, chunk, first) for chunk, first in pieces)

@@ -110,7 +110,11 @@ FORMATS = ["lav", "lav+", "axt", "axt+", "maf", "maf+", "maf-", "general", "gene
            "genseg:name1,zstart1,end1,name2,strand2,zstart2,end2", "mafsegments",
            "rdotplot+score", "general:nmismatch,ngap,cgap,diagonal,cigar,score,blastid",
            "general:name1,start1,length1,name2,start2+,length2,align1,align2", "maf+",
-           "lav+"]
+           "lav+", "general:name1,zstart1,qalign1,name2,strand2,zstart2,end2,qalign2"]
+#: formats that print a FASTQ query's qualities (--fastq trials draw them more often)
+QUALS_FORMATS = ["sam", "softsam", "sam-",
+                 "general:name2,strand2,zstart2+,end2+,qalign2,quals2,cigar,score",
+                 "general:name1,strand2,zstart2,qalign1,qalign2,quals2,nucs2"]
 
 TARGETS = ["target.fa"] * 6 + ["target.fa[2000..9000]", "target.fa[multiple]",
                                 "target.fa[unmask]", "target.fa[500,7000]"]
@@ -193,8 +197,8 @@ def main(argv=None) -> int:
                          "query, one plain FASTA file per pair) in place of the query: the "
                          "bulk reading of plain read files (fastz/io/plainreads.py)")
     ap.add_argument("--fastq", action="store_true",
-                    help="with --reads: the reads as FASTQ (SAM output left out: fastz "
-                         "does not print FASTQ qualities yet)")
+                    help="with --reads: the reads as FASTQ, with formats printing their "
+                         "qualities drawn more often")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
     reads_dir = Path(tempfile.mkdtemp()) if args.reads else None
@@ -210,8 +214,9 @@ def main(argv=None) -> int:
         cwd = PAIRS / pair
         if reads_dir is not None and words[1] != "--self":
             words[1] = str(_reads_file(reads_dir, cwd, args.reads, args.fastq))
-            if args.fastq and any("sam" in w for w in words if w.startswith("--format")):
+            if args.fastq and rng.random() < 0.4:
                 words = [w for w in words if not w.startswith("--format")]
+                words.append(f"--format={rng.choice(QUALS_FORMATS)}")
         start = time.perf_counter()
         try:
             lz = run_program(lastz, words, cwd, timeout=args.timeout)

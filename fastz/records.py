@@ -77,6 +77,9 @@ class Sequence:
     revcomp: bool = False         # loaded reverse-complemented (trailing '-' / revcomp action)
     partitions: Partitions | None = None   # set for [multiple] / separator sequences
     chore: ChoreWindow | None = None       # --chores: the chore this strand buffer is for
+    quals: np.ndarray | None = None        # FASTQ base-call qualities (uint8), index for
+                                           # index with ``chars`` (reversed with it, 0 at
+                                           # separators); None: the file has none
 
     def __len__(self) -> int:
         return int(self.chars.shape[0])

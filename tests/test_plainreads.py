@@ -73,15 +73,21 @@ def test_bulk_reading_is_the_record_by_record_reading(tmp_path, seed, strand, la
     # small chunks, and blocks that cut records, so that both edges are crossed
     for chunk, first in plainreads.chunks(str(path), rng.choice([1, 500, 5000]),
                                           rng.choice([1, 3, 1000]), kind):
-        heads, cat, offsets = plainreads.strand_buffers(chunk, strands, kind)
+        heads, quals, cat, offsets = plainreads.strand_buffers(chunk, strands, kind)
+        assert (quals is None) == (kind == "fasta")
         for u in range(offsets.shape[0] - 1):
             r = u // len(strands)
             got.append(plainreads.record_sequence(
                 cat[offsets[u]:offsets[u + 1]], chunk[heads[r, 0]:heads[r, 1]], first + r,
                 opts_spec(str(path)), str(path), laj, kind=kind))
+            # (a strand's qualities are given it where it reports)
+            got[-1].quals = plainreads.strand_quals(chunk, quals, r, strands[u % len(strands)])
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert np.array_equal(g.chars, w.chars)
+        assert (g.quals is None) == (w.quals is None) == (kind == "fasta")
+        if kind == "fastq":
+            assert np.array_equal(g.quals, w.quals)
         assert (g.name, g.header, g.filename, g.contig, g.start, g.true_length,
                 g.revcomp, g.partitions, g.chore) == (
                     w.name, w.header, w.filename, w.contig, w.start, w.true_length,
@@ -89,7 +95,8 @@ def test_bulk_reading_is_the_record_by_record_reading(tmp_path, seed, strand, la
         # (unnamed, as a strand is made before it is known to report anything)
         u = plainreads.record_sequence(g.chars, b"", g.contig, opts_spec(str(path)),
                                        str(path), laj, named=False, kind=kind)
-        assert replace(u, name=g.name, header=g.header) == replace(g, chars=u.chars)
+        assert replace(u, name=g.name, header=g.header) == replace(g, chars=u.chars,
+                                                                     quals=None)
 
 
 def _random_fastq(rng: random.Random, n: int, iupac: bool = False) -> bytes:
@@ -241,8 +248,15 @@ def pair(tmp_path_factory, shared_pairs):
     ["target.fa[multiple]", "eco.fq", *MAP, "--ambiguous=iupac"],
     ["target.fa", "eco.fq", "--format=maf", "--ambiguous=iupac", "--workers=1"],
     ["target.fa", "eco.fq", "--ambiguous=iupac"],
+    ["target.fa", "eco.fq", "--format=sam", "--ambiguous=iupac", "--workers=1"],
+    ["target.fa", "eco.fq", "--format=softsam", "--strand=minus", "--ambiguous=iupac"],
+    ["target.fa[multiple]", "eco.fq", *MAP[:-1], "--ambiguous=iupac",
+     "--format=general:name1,name2,strand2,zstart2,qalign1,qalign2,quals2"],
+    ["target.fa", "eco.fq", "--nogapped", "--ambiguous=iupac",
+     "--format=general:name2,strand2,zstart2,end2,qalign2,quals2"],
 ], ids=["map", "map-one-worker", "minus-iupac", "sam-plus", "maf", "lav-nolaj", "nogapped",
-        "numbered-twins", "fastq-map", "fastq-maf", "fastq-lav"])
+        "numbered-twins", "fastq-map", "fastq-maf", "fastq-lav", "fastq-sam",
+        "fastq-softsam-minus", "fastq-map-quals", "fastq-nogapped-quals"])
 def test_plain_reads_as_lastz(pair, words):
     o = parse_lastz_argv([str(pair / w) if w.endswith(("fa", "fq", "]")) else w
                           for w in words])

@@ -198,12 +198,13 @@ class GeneralWriter(Writer):
         self.fields, self.diff_chars = split_keys(self.spec.keys)
         self.layout, self.line_end = _layout(self.fields)
         self.prev_names = ("", "")
-        if "K" in self.fields:      # fastz reads no base-call qualities
+        if "K" in self.fields and self.target.quals is None:
             raise InputError(f"{self.target.filename} has no base-call qualities "
                              "(required for --format=general:quals1)")
 
     def write(self, result) -> None:
-        if "q" in self.fields:
+        # (LASTZ checks each query; a text rendered by a worker was checked there)
+        if "q" in self.fields and result.text is None and result.query.quals is None:
             raise InputError(f"{result.query.filename} has no base-call qualities "
                              "(required for --format=general:quals2)")
         super().write(result)
@@ -339,6 +340,29 @@ class _Ctx:
             seg = COMPLEMENT[seg[::-1]]
         return PRINTABLE[seg].tobytes().decode("latin-1")
 
+    def quals(self, p: Place, rev: bool, quals) -> str:
+        """quals1/quals2: the whole (sub)sequence's qualities in file order."""
+        seg = quals[p.offset:p.offset + p.length]
+        return (seg[::-1] if rev else seg).tobytes().decode("latin-1")
+
+    def qalign(self, which: int) -> str:
+        """qalign1/qalign2: the aligned bases' qualities, '~' against a gap; '*'
+        without qualities.  LASTZ's gap-free path indexes the buffer by the 1-based
+        start on the printed strand, not by the buffer position: one base late (past
+        the end, the qualities' terminating NUL; a subrange or partition reads
+        elsewhere), which fastz repeats, with NULs past the buffer."""
+        seq = (self.t if which == 1 else self.qinfo).seq
+        if seq.quals is None:
+            return "*"
+        v = self.v
+        if not v.is_hsp:
+            return v._text(seq.quals, v.columns[which - 1], ord("~"))
+        start, n = (self.start1, self.len1) if which == 1 else (self.start2, self.len2)
+        out = np.zeros(n, np.uint8)
+        got = seq.quals[start:start + n]
+        out[:got.shape[0]] = got
+        return out.tobytes().decode("latin-1")
+
     def diff_text(self) -> str:
         v = self.v
         info = self.w.diff_chars
@@ -473,8 +497,8 @@ FIELD_TEXT = {
     "L": lambda c: str(c.len1),
     "A": lambda c: c.v.text1,
     "T": lambda c: c.v.text1,
-    "F": lambda c: "*",
-    "f": lambda c: "*",
+    "F": lambda c: c.qalign(1),
+    "f": lambda c: c.qalign(2),
     "n": lambda c: c.p2.name,
     "o": lambda c: str(c.p2.contig - 1),
     "d": lambda c: c.strand2,
@@ -527,8 +551,8 @@ FIELD_TEXT = {
     "*": _chore,
     "J": lambda c: c.nucs(c.p1, c.rev1, c.v.t),
     "p": lambda c: c.nucs(c.p2, c.rev2, c.v.q),
-    "K": lambda c: "*",
-    "q": lambda c: "*",
+    "K": lambda c: c.quals(c.p1, c.rev1, c.t.seq.quals),
+    "q": lambda c: c.quals(c.p2, c.rev2, c.qinfo.seq.quals),
     "(": lambda c: "0",
     "4": lambda c: c.hash(False),
     "5": lambda c: c.hash(True),

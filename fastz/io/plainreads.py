@@ -296,7 +296,7 @@ def _fasta_spans(buf):
 @njit(cache=True, nogil=True)
 def _fastq_spans(buf):
     """The same for a plain FASTQ chunk: a header after its '@', a body its second
-    line (records are four lines)."""
+    line (records are four lines); and the quality lines' spans."""
     lines = 0
     for c in buf:
         if c == _LF:
@@ -306,6 +306,7 @@ def _fastq_spans(buf):
     n = (lines + 3) // 4
     heads = np.empty((n, 2), np.int64)
     bodies = np.empty((n, 2), np.int64)
+    quals = np.empty((n, 2), np.int64)
     line = 0
     start = 0
     for i in range(buf.shape[0] + 1):
@@ -318,11 +319,14 @@ def _fastq_spans(buf):
         elif phase == 1:
             bodies[r, 0] = start
             bodies[r, 1] = i
+        elif phase == 3:
+            quals[r, 0] = start
+            quals[r, 1] = i
         line += 1
         start = i + 1
         if start >= buf.shape[0]:
             break
-    return heads, bodies
+    return heads, bodies, quals
 
 
 @njit(cache=True, nogil=True)
@@ -368,15 +372,30 @@ def _strand_buffers(buf, heads, bodies, both, minus, complement):
 
 
 def strand_buffers(chunk: bytes, strands: list[str], kind: str = "fasta"):
-    """(header spans, strand buffers, offsets) of a plain chunk's records: header k is
-    ``chunk[heads[k, 0]:heads[k, 1]]`` (after the '>' or '@'); strand unit u (record u
-    // len(strands), strand ``strands[u % len(strands)]``) is ``cat[offsets[u]:offsets[u
-    + 1]]``, the minus strand reverse-complemented, in LASTZ's order."""
+    """(header spans, quality spans, strand buffers, offsets) of a plain chunk's
+    records: header k is ``chunk[heads[k, 0]:heads[k, 1]]`` (after the '>' or '@'),
+    its qualities (FASTQ; None for FASTA) ``chunk[quals[k, 0]:quals[k, 1]]``; strand
+    unit u (record u // len(strands), strand ``strands[u % len(strands)]``) is
+    ``cat[offsets[u]:offsets[u + 1]]``, the minus strand reverse-complemented, in
+    LASTZ's order."""
     buf = np.frombuffer(chunk, np.uint8)
-    heads, bodies = (_fastq_spans if kind == "fastq" else _fasta_spans)(buf)
+    if kind == "fastq":
+        heads, bodies, quals = _fastq_spans(buf)
+    else:
+        (heads, bodies), quals = _fasta_spans(buf), None
     cat, offsets = _strand_buffers(buf, heads, bodies, len(strands) == 2,
                                    strands == ["-"], COMPLEMENT)
-    return heads, cat, offsets
+    return heads, quals, cat, offsets
+
+
+def strand_quals(chunk: bytes, quals, record: int, strand: str) -> np.ndarray | None:
+    """A record's qualities in its strand buffer's order (reversed for the minus
+    strand), from ``strand_buffers``'s quality spans; None where there are none."""
+    if quals is None:
+        return None
+    line = np.frombuffer(chunk, np.uint8, quals[record, 1] - quals[record, 0],
+                         quals[record, 0])
+    return (line[::-1] if strand == "-" else line).copy()
 
 
 def record_sequence(chars: np.ndarray, header: bytes, contig: int, spec, filename: str,

@@ -1,10 +1,13 @@
 """SAM (``sam``, ``sam-``, ``softsam``, ``softsam-``) and Exonerate CIGAR output.
 
 Mirrors LASTZ ``sam.c`` (``print_sam_job_header``, ``print_sam_header``,
-``print_sam_align``, ``print_sam_match``, ``print_query_bases``) and ``cigar.c``
+``print_sam_align``, ``print_sam_match``, ``print_query_bases``, ``print_query_quals``)
+and ``cigar.c``
 (``print_cigar_align``, ``print_cigar_match`` with ``withInfo``).
 """
 from __future__ import annotations
+
+import numpy as np
 
 from ..records import OP_DEL, OP_INS
 from ..scoring import score_text
@@ -69,8 +72,10 @@ class SamWriter(Writer):
                 cigar = f"{pre}{clip}{cigar}"
             if post:
                 cigar = f"{cigar}{post}{clip}"
-            seq = _query_bases(v, p2, soft)
-            line = f"{p2.name}\t{flag}\t{p1.name}\t{start1}\t255\t{cigar}\t*\t0\t0\t{seq}\t*"
+            seq = _query_text(v.q, v, p2, soft, UPPER, LOWER, b"n")
+            quals = "*" if qinfo.seq.quals is None else \
+                _query_text(qinfo.seq.quals, v, p2, soft, None, None, b"!")
+            line = f"{p2.name}\t{flag}\t{p1.name}\t{start1}\t255\t{cigar}\t*\t0\t0\t{seq}\t{quals}"
             if self.rg_tags:
                 line += f"\t{self.rg_tags}"
             out.append(line + "\n")
@@ -91,25 +96,32 @@ def rg_id_tag(read_group: str) -> str | None:
         pos = k + 1
 
 
-def _query_bases(v: AlnView, p2: Place, soft: bool) -> str:
-    """LASTZ print_query_bases: aligned query bases in upper case, plus soft clips."""
-    q = v.q
+def _query_text(buf: np.ndarray, v: AlnView, p2: Place, soft: bool, mid, flank,
+                fill: bytes) -> str:
+    """LASTZ print_query_bases (``buf`` the query strand buffer, ``mid``/``flank``
+    UPPER/LOWER) and print_query_quals (``buf`` its qualities, as they are): the
+    aligned part of ``buf`` through the table ``mid``, and with soft clipping the
+    rest of the record on either side through ``flank``."""
     pos2, length = v.beg2, v.width
     start2 = pos2 - p2.offset + p2.start_loc
     end2 = start2 - 1 + length
-    # the clipped bases of the whole record; where a query subrange did not load them
+    # the clipped part of the whole record; where a query subrange did not load it
     # LASTZ reads memory outside its buffer (whatever bytes are there), fastz writes
-    # "n", so SEQ stays as long as the CIGAR says
+    # ``fill`` ("n", or the quality "!"), so SEQ and QUAL stay as long as the CIGAR says
     parts = []
     if soft and start2 > 1:
         lo = max(0, pos2 - (start2 - 1))
-        parts.append(b"n" * (start2 - 1 - (pos2 - lo)) + LOWER[q[lo:pos2]].tobytes())
-    parts.append(UPPER[q[pos2:pos2 + length]].tobytes())
+        parts.append(fill * (start2 - 1 - (pos2 - lo)) + _through(flank, buf[lo:pos2]))
+    parts.append(_through(mid, buf[pos2:pos2 + length]))
     if soft and end2 < p2.true_len:
-        hi = min(q.shape[0], pos2 + p2.true_len - (start2 - 1))
-        parts.append(LOWER[q[pos2 + length:hi]].tobytes()
-                     + b"n" * (p2.true_len - end2 - (hi - pos2 - length)))
+        hi = min(buf.shape[0], pos2 + p2.true_len - (start2 - 1))
+        parts.append(_through(flank, buf[pos2 + length:hi])
+                     + fill * (p2.true_len - end2 - (hi - pos2 - length)))
     return b"".join(parts).decode("latin-1")
+
+
+def _through(table, values: np.ndarray) -> bytes:
+    return (values if table is None else table[values]).tobytes()
 
 
 class CigarWriter(Writer):

@@ -143,7 +143,17 @@ def reverse_complement_pieces(chars: np.ndarray, offsets: np.ndarray,
 
     Bytes outside the pieces (the NUL separators) stay where they are.
     """
-    n = chars.shape[0]
+    return COMPLEMENT[chars[_pieces_reversed(chars.shape[0], offsets, lengths)]]
+
+
+def reverse_pieces(values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Each piece [offset, offset+length) reversed in its own place (a partitioned
+    sequence's qualities, as LASTZ's ``rev_comp_sequence`` reverses them)."""
+    return values[_pieces_reversed(values.shape[0], offsets, lengths)]
+
+
+def _pieces_reversed(n: int, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Indexes of n bytes with each piece's reversed and the others kept."""
     src = np.arange(n, dtype=np.int64)
     total = int(lengths.sum())
     if total:
@@ -151,4 +161,4 @@ def reverse_complement_pieces(chars: np.ndarray, offsets: np.ndarray,
         run_start = np.repeat(np.cumsum(lengths) - lengths, lengths)
         pos = piece_start + (np.arange(total) - run_start)
         src[pos] = np.repeat(2 * offsets + lengths - 1, lengths) - pos
-    return COMPLEMENT[chars[src]]
+    return src

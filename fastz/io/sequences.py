@@ -27,7 +27,8 @@ import numpy as np
 from ..errors import InputError
 from ..records import Partitions, Sequence
 from . import fasta, hsx, twobit
-from .seqmasks import apply_mask, reverse_complement, reverse_complement_pieces, separate, upper
+from .seqmasks import (apply_mask, reverse_complement, reverse_complement_pieces, reverse_pieces,
+                       separate, upper)
 from .seqnames import read_names_file, short_name, subset_match_name, whitespace_to_under
 from .specifiers import SeqSpec, parse_specifier
 
@@ -67,6 +68,7 @@ class _Record:
     true_length: int
     start_loc: int              # 1-based
     contig: int
+    quals: np.ndarray | None = None   # FASTQ: the loaded subrange's qualities
 
 
 # --- one open sequence file -------------------------------------------------------
@@ -299,7 +301,8 @@ class _SequenceFile:
                                           spec.name_trigger, nick, self.keep_arrow)
         total = rec.chars.shape[0]
         end_limit = self.limits.end
-        lo, hi = self.limits.clip(total, name, rec.header)
+        # (LASTZ names the record in this message for FASTA only)
+        lo, hi = self.limits.clip(total, name, rec.header if self.kind == "fasta" else None)
         if not keep:
             return None
         chars = rec.chars[lo:hi]
@@ -308,9 +311,11 @@ class _SequenceFile:
                 sys.stderr.write(f"WARNING. {name} contains an empty sequence\n")
             else:
                 sys.stderr.write(f"WARNING. {name} contains an empty sequence:\n{rec.header}\n")
+        quals = None
         if rec.quals is not None:
             fasta.check_fastq_qualities(rec, lo, end_limit, chars.shape[0], name)
-        return _Record(rec.header, chars.copy(), total, lo + 1, self.contig)
+            quals = np.frombuffer(rec.quals, np.uint8, chars.shape[0], lo).copy()
+        return _Record(rec.header, chars.copy(), total, lo + 1, self.contig, quals)
 
     def _load_hsx(self, keep: bool) -> _Record | None:
         entry = self.hsx.entry(self.hsx_at)
@@ -380,14 +385,15 @@ def _masks(chars: np.ndarray, spans: list, spec: SeqSpec, start_loc: int, kind: 
 def _single(src: _SequenceFile, rec: _Record) -> Sequence:
     spec = src.spec
     name, header = _names_of(rec, spec, src.kind)
-    chars = rec.chars
+    chars, quals = rec.chars, rec.quals
     _masks(chars, [(0, chars.shape[0])], spec, rec.start_loc, src.kind)
     if spec.revcomp:
         chars = reverse_complement(chars)
+        quals = None if quals is None else quals[::-1].copy()
     return Sequence(chars=chars, name=name,
                     header=header if header is not None else "(no header)",
                     filename=src.filename, contig=rec.contig, start=rec.start_loc - 1,
-                    true_length=rec.true_length, revcomp=spec.revcomp)
+                    true_length=rec.true_length, revcomp=spec.revcomp, quals=quals)
 
 
 def _partitioned(src: _SequenceFile, records: list[_Record]) -> Sequence:
@@ -398,6 +404,11 @@ def _partitioned(src: _SequenceFile, records: list[_Record]) -> Sequence:
     chars = np.zeros(int(lengths.sum()) + len(records) + 1, np.uint8)
     for rec, off in zip(records, offsets):
         chars[off:off + rec.chars.shape[0]] = rec.chars
+    quals = None                                    # (0 at the separators, as in LASTZ)
+    if records[0].quals is not None:
+        quals = np.zeros_like(chars)
+        for rec, off in zip(records, offsets):
+            quals[off:off + rec.quals.shape[0]] = rec.quals
     named = [_names_of(rec, spec, src.kind) for rec in records]
     last = records[-1]
     _masks(chars, list(zip(offsets.tolist(), lengths.tolist())), spec, last.start_loc,
@@ -411,6 +422,8 @@ def _partitioned(src: _SequenceFile, records: list[_Record]) -> Sequence:
         parts = separate(chars, parts, spec.separator)
     if spec.revcomp:
         chars = reverse_complement_pieces(chars, parts["offset"], parts["length"])
+        if quals is not None:
+            quals = reverse_pieces(quals, parts["offset"], parts["length"])
     which = parts["which"].tolist()
     partitions = Partitions(
         offset=np.asarray(parts["offset"], np.int64), length=np.asarray(parts["length"], np.int64),
@@ -424,7 +437,7 @@ def _partitioned(src: _SequenceFile, records: list[_Record]) -> Sequence:
                     header=header if header is not None else "(no header)",
                     filename=src.filename, contig=last.contig, start=last.start_loc - 1,
                     true_length=int(sum(r.true_length for r in records)),
-                    revcomp=spec.revcomp, partitions=partitions)
+                    revcomp=spec.revcomp, partitions=partitions, quals=quals)
 
 
 def _open(spec_text: str | None, opts) -> _SequenceFile:
@@ -671,11 +684,14 @@ def reverse_complement_sequence(seq: Sequence) -> Sequence:
     (how the sequence was loaded); which strand a buffer is travels separately
     (``StrandResult.strand``), and writers print ``revcomp XOR minus-strand``.
     """
+    quals = seq.quals
     if seq.partitions is None:
         chars = reverse_complement(seq.chars)
+        quals = None if quals is None else quals[::-1].copy()
     else:
-        chars = reverse_complement_pieces(seq.chars, seq.partitions.offset,
-                                          seq.partitions.length)
+        parts = seq.partitions
+        chars = reverse_complement_pieces(seq.chars, parts.offset, parts.length)
+        quals = None if quals is None else reverse_pieces(quals, parts.offset, parts.length)
     return Sequence(chars=chars, name=seq.name, header=seq.header, filename=seq.filename,
                     contig=seq.contig, start=seq.start, true_length=seq.true_length,
-                    revcomp=seq.revcomp, partitions=seq.partitions)
+                    revcomp=seq.revcomp, partitions=seq.partitions, quals=quals)

@@ -227,19 +227,21 @@ def pack_units(units: list) -> tuple | None:
             s.partitions is not None or s.chore is not None for s in seqs):
         return None
     cat, offsets = concat_buffers([s.chars for s in seqs])
+    # (a query file's records all have qualities, FASTQ, or none do)
+    quals = None if seqs[0].quals is None else concat_buffers([s.quals for s in seqs])[0]
     numbers = np.array([(s.contig, s.start, s.true_length, s.revcomp) for s in seqs],
                        np.int64).reshape(len(seqs), 4)
     return (cat, offsets, "".join(strand for _, strand in units),
             [s.name for s in seqs], [s.header for s in seqs], [s.filename for s in seqs],
-            numbers)
+            numbers, quals)
 
 
 def unpack_units(packed: tuple) -> list:
     """The units ``pack_units`` packed (their buffers are views of one array)."""
-    cat, offsets, strands, names, headers, filenames, numbers = packed
+    cat, offsets, strands, names, headers, filenames, numbers, quals = packed
     bounds = offsets.tolist()
     return [(Sequence(cat[a:b], name, header, filename, contig, start, true_length,
-                      bool(revcomp)), strand)
+                      bool(revcomp), quals=None if quals is None else quals[a:b]), strand)
             for a, b, strand, name, header, filename, (contig, start, true_length, revcomp)
             in zip(bounds, bounds[1:], strands, names, headers, filenames,
                    numbers.tolist())]

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..io.plainreads import PlainReads, chunks, record_sequence, scan, strand_buffers
+from ..io.plainreads import (PlainReads, chunks, record_sequence, scan, strand_buffers,
+                             strand_quals)
 from ..io.specifiers import SeqSpec, parse_specifier
 from ..records import StrandResult
 
@@ -32,7 +33,18 @@ def plain_reads(aligner) -> PlainReads | None:
     spec = parse_specifier(o.query)
     if spec != SeqSpec(spec=spec.spec, path=spec.path):
         return None
-    return scan(spec.path, bool(getattr(o, "ambiguous_iupac", False)))
+    plain = scan(spec.path, bool(getattr(o, "ambiguous_iupac", False)))
+    if plain is not None and plain.kind != "fastq" and _prints_query_quals(o):
+        return None         # (LASTZ refuses the first query; a FASTA read reports nothing)
+    return plain
+
+
+def _prints_query_quals(opts) -> bool:
+    """Whether the output format prints the query's qualities as a whole (general's
+    quals2, which a query without them is refused for)."""
+    from ..io.formats import parse_format
+    spec = parse_format(opts.format or "lav", tuple(opts.format_fields or ()))
+    return spec.family == "genpaf" and "q" in spec.keys
 
 
 def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
@@ -48,7 +60,7 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
     strands = _strands(o)
     per = len(strands)
     kind = aligner.plain_reads.kind
-    heads, cat, offsets = strand_buffers(chunk, strands, kind)
+    heads, quals, cat, offsets = strand_buffers(chunk, strands, kind)
     found, shortfall = aligner.search_batch(cat, offsets)
     lengths = offsets[1:] - offsets[:-1]
     picked = set(shortfall)
@@ -66,13 +78,14 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
                                    {i: shortfall[k] for i, k in enumerate(picked)
                                     if k in shortfall}, threads)
     # a strand whose HSPs led to no alignment, with nothing to say, writes nothing
-    # (most of them); those that do are named now
+    # (most of them); those that do are named now, and given their qualities
     reported = [(k, res) for k, res in zip(picked, results) if res.stats or res.n_alignments()]
     for k, res in reported:
         r = k // per
         named = record_sequence(res.query.chars, chunk[heads[r, 0]:heads[r, 1]], first + r,
                                 spec, spec.path, keep_arrow, kind=kind)
         res.query.name, res.query.header = named.name, named.header
+        res.query.quals = strand_quals(chunk, quals, r, res.strand)
     return reported, len(lengths), int(lengths.sum()) // per
 
 

@@ -84,8 +84,9 @@ def test_qualities_as_lastz(fq, words):
 @pytest.mark.parametrize("words", [
     ["target.fa", "piece.fa", "--format=general:name1,quals2"],
     ["piece.fa", "reads.fq", "--format=general-:name1,quals1"],
-])
-def test_quals_need_qualities_as_lastz(fq, words):
+    ["target.fa", "reads.fq[1..299]"],          # (a FASTQ record is not named here)
+], ids=["quals2", "quals1", "fastq-beyond-end"])
+def test_refusals_as_lastz(fq, words):
     lz = run_program("lastz", words, fq)
     fz = run_program("fastz", words, fq)
     assert lz.returncode != 0 and fz.returncode != 0

@@ -13,11 +13,14 @@ seconds are printed with the ratio, and whether the outputs were identical.
     python bench/reads.py --fastz-opts=--workers=1
     python bench/reads.py --source=target                  # reads that all map
     python bench/reads.py --source=target --format=sam     # SAM instead of general
+    python bench/reads.py --fastq --gzip                   # FASTQ, gzip'd for fastz
     PYTHONPATH=/other/checkout python bench/reads.py       # that checkout's fastz
 """
 from __future__ import annotations
 
 import argparse
+import gzip
+import random
 import re
 import statistics
 import subprocess
@@ -51,6 +54,11 @@ def main() -> int:
                     help="the sequence the reads are drawn from: the pair's query "
                          "(another species: few map) or its target (all map)")
     ap.add_argument("--format", help="output format in place of the mode's (sam, axt, ...)")
+    ap.add_argument("--fastq", action="store_true",
+                    help="the reads as FASTQ (random qualities, which SAM prints)")
+    ap.add_argument("--gzip", action="store_true",
+                    help="fastz reads the reads file gzip'd (lastz, which reads no gzip, "
+                         "the file itself)")
     ap.add_argument("--fastz-opts", default="", help="extra fastz options (--workers=1)")
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
@@ -59,12 +67,22 @@ def main() -> int:
     if a.format:
         opts = [w for w in opts if not w.startswith("--format=")] + [f"--format={a.format}"]
     with tempfile.TemporaryDirectory() as tmp:
-        reads = Path(tmp) / "reads.fa"
-        reads.write_text(simulate_reads(first_record(pair / f"{a.source}.fa"), a.reads,
-                                        a.length))
+        reads = Path(tmp) / ("reads.fq" if a.fastq else "reads.fa")
+        text = simulate_reads(first_record(pair / f"{a.source}.fa"), a.reads, a.length)
+        if a.fastq:
+            rng = random.Random(a.reads)
+            lines = text.split("\n")
+            text = "".join(f"@{h[1:]}\n{b}\n+\n"
+                           + "".join(chr(rng.randint(33, 74)) for _ in b) + "\n"
+                           for h, b in zip(lines[0::2], lines[1::2]) if h)
+        reads.write_text(text)
+        fastz_reads = reads
+        if a.gzip:
+            fastz_reads = reads.with_name(reads.name + ".gz")
+            fastz_reads.write_bytes(gzip.compress(reads.read_bytes()))
         target = f"{pair / 'target.fa'}[multiple]"
         cases = {"lastz": ["lastz", target, str(reads), *opts],
-                 "fastz": [sys.executable, "-m", "fastz", target, str(reads), *opts,
+                 "fastz": [sys.executable, "-m", "fastz", target, str(fastz_reads), *opts,
                            *a.fastz_opts.split()]}
         times: dict[str, list[float]] = {k: [] for k in cases}
         outs = {}
@@ -79,7 +97,8 @@ def main() -> int:
     med = {k: statistics.median(v) for k, v in times.items()}
     same = outs["lastz"] == outs["fastz"]
     lines = outs["lastz"].count(b"\n") - 1
-    print(f"{a.reads} reads of {a.length} bp on {a.pair}, mode {a.mode} "
+    kind = ("FASTQ" if a.fastq else "FASTA") + (" gzip'd for fastz" if a.gzip else "")
+    print(f"{a.reads} {kind} reads of {a.length} bp on {a.pair}, mode {a.mode} "
           f"{'--format=' + a.format if a.format else ''} "
           f"{a.fastz_opts}, medians of {a.runs} runs (wall s)")
     print(f"  lastz {med['lastz']:7.2f}   fastz {med['fastz']:7.2f}   "

@@ -57,7 +57,8 @@ def test_bulk_reading_is_the_record_by_record_reading(tmp_path, seed, strand, la
     iupac = seed % 2 == 1
     path = tmp_path / "reads.fa"
     make = _random_fastq if kind == "fastq" else _random_plain
-    path.write_bytes(make(rng, rng.randint(20, 400), iupac))
+    data = make(rng, rng.randint(20, 400), iupac)
+    path.write_bytes(gzip.compress(data) if seed % 3 == 2 else data)   # (gzip'd: the same)
     words = ["t.fa", str(path), f"--strand={strand}"] + \
         (["--ambiguous=iupac"] if iupac else []) + ([] if laj else ["--nolaj"])
     opts = parse_lastz_argv(words)
@@ -165,13 +166,17 @@ def _plain_file(tmp_path, text: bytes, name="r.fa"):
     lambda t: t.replace(b"ACG", b"ACG" * 1500, 1),         # a record over MAX_RECORD
     lambda t: t[:plainreads.MIN_FILE - 1],                  # too small a file
     lambda t: t + b">",                                    # a header at the very end
-    gzip.compress,
+    lambda t: gzip.compress(t.replace(b"ACG", b"AC G", 1)),   # gzip'd, not plain inside
+    lambda t: gzip.compress(t[:plainreads.MIN_FILE - 1]),     # ... too small inside
+    lambda t: gzip.compress(t)[:-20],                          # cut short
 ], ids=["cr", "gt-in-line", "gt-in-header", "blank", "digit", "iupac", "nul", "empty",
         "lf-first", "blank-first", "long-header", "long-record", "small", "last-header",
-        "gzip"])
+        "gzip-blank", "gzip-small", "gzip-cut"])
 def test_a_file_not_plainly_fasta_is_read_record_by_record(tmp_path, change):
     base = b"".join(b">r%d\nACGTTGCAACGT\nGGA\n" % i for i in range(200))
     assert plainreads.scan(_plain_file(tmp_path, base), False) is not None
+    assert plainreads.scan(_plain_file(tmp_path, gzip.compress(base), "g.fa"), False) \
+        is not None
     assert plainreads.scan(_plain_file(tmp_path, change(base), "c.fa"), False) is None
 
 
@@ -190,13 +195,15 @@ def test_a_file_not_plainly_fasta_is_read_record_by_record(tmp_path, change):
     lambda t: t + b"\n",                                   # a blank line at the end
     lambda t: t + b"@r9\nACGT\n+\n",                        # a record cut short
     lambda t: t.replace(b"@r3", b"@r3" + b"x" * 1000, 1),  # a header over MAX_HEADER
-    gzip.compress,
+    lambda t: gzip.compress(t + b"\n"),                    # gzip'd, not plain inside
 ], ids=["cr", "blank", "digit", "no-bases", "few-quals", "many-quals", "blank-qual",
         "plus-name", "no-plus", "no-at", "wrapped", "blank-end", "cut", "long-header",
-        "gzip"])
+        "gzip-blank-end"])
 def test_a_fastq_file_not_plain_is_read_record_by_record(tmp_path, change):
     base = b"".join(b"@r%d\nACGTTGCAACGTGGA\n+\nIIIIIIIIIIIIIII\n" % i for i in range(200))
     assert plainreads.scan(_plain_file(tmp_path, base), False) is not None
+    assert plainreads.scan(_plain_file(tmp_path, gzip.compress(base), "g.fq"), False) \
+        is not None
     assert plainreads.scan(_plain_file(tmp_path, change(base), "c.fq"), False) is None
 
 
@@ -232,6 +239,7 @@ def pair(tmp_path_factory, shared_pairs):
         quals = "".join(chr(rng.randint(33, 126)) for _ in body)
         fq.append(f"@{head}\n{body}\n+{head if k % 2 else ''}\n{quals}\n")
     (d / "eco.fq").write_text("".join(fq))
+    (d / "eco.fq.gz").write_bytes(gzip.compress((d / "eco.fq").read_bytes()))
     return d
 
 
@@ -266,6 +274,23 @@ def test_plain_reads_as_lastz(pair, words):
     assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
     assert drop_version(fz.stdout) == drop_version(lz.stdout)
     assert fz.stderr == lz.stderr
+    assert lz.stdout.count(b"\n") > 50
+
+
+@pytest.mark.parametrize("words", [
+    ["target.fa", "eco.fq", "--format=sam", "--ambiguous=iupac"],
+    ["target.fa[multiple]", "eco.fq", *MAP, "--ambiguous=iupac", "--workers=1"],
+], ids=["sam", "map-one-worker"])
+def test_gzipped_reads_in_bulk_as_lastz_on_the_file(pair, words):
+    """A gzip'd plain file is read in bulk too (lastz reads no gzip: it is given the
+    file itself)."""
+    gz = [w + ".gz" if w == "eco.fq" else w for w in words]
+    o = parse_lastz_argv([str(pair / w) if w.endswith(("fa", "gz", "]")) else w for w in gz])
+    assert Aligner(o).plain_reads is not None
+    lz = run_program("lastz", [w for w in words if not w.startswith("--workers")], pair)
+    fz = run_program("fastz", gz, pair)
+    assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
     assert lz.stdout.count(b"\n") > 50
 
 

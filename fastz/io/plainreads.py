@@ -8,13 +8,14 @@ and a chunk's records become one buffer of strands in one kernel call
 (``strand_buffers``); a Sequence is made only for a strand that has something to
 report (``record_sequence``, as the record-by-record reading makes it).
 
-Plainly FASTA, so that both readings store the same bytes under the same names: the
-file starts with '>' and is at least MIN_FILE bytes (LASTZ's format detection reads
-its first 995), every '>' starts a line and a header (none inside one), no line ends in CR, no
-header is over MAX_HEADER bytes, every other line holds only the letters a record
-may hold (no blanks or digits, which LASTZ drops or keeps by its own rules), no byte
-is NUL, and every record has a base and is at most MAX_RECORD bytes (reads: a longer
-record is better read alone, its search then threaded).  Plainly FASTQ: the file
+Plainly FASTA, so that both readings store the same bytes under the same names (a
+gzip'd file's: those it holds): the file starts with '>' and is at least MIN_FILE
+bytes (LASTZ's format detection reads its first 995), every '>' starts a line and a
+header (none inside one), no line ends in CR, no header is over MAX_HEADER bytes,
+every other line holds only the letters a record may hold (no blanks or digits,
+which LASTZ drops or keeps by its own rules), no byte is NUL, and every record has a
+base and is at most MAX_RECORD bytes (reads: a longer record is better read alone,
+its search then threaded).  Plainly FASTQ: the file
 starts with '@', is at least MIN_FILE bytes, and every record is four lines, '@' and a
 header, 1 to MAX_RECORD such letters, '+' alone or followed by the same header, and as
 many qualities (bytes 33-126) as bases; no CR or NUL, nothing after the last record.
@@ -22,7 +23,8 @@ Anything else is read record by record, with LASTZ's messages.
 """
 from __future__ import annotations
 
-import os
+import gzip
+import zlib
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -188,22 +190,24 @@ def scan(path: str, allow_iupac: bool) -> PlainReads | None:
     letters = _letters(allow_iupac)
     st = np.zeros(8, np.int64)
     header = np.zeros(MAX_HEADER, np.uint8)
+    size = 0
     try:
-        with open(path, "rb") as f:
-            if os.fstat(f.fileno()).st_size < MIN_FILE:
-                return None
+        with _open(path) as f:
             block = f.read(BLOCK)
             kind = "fastq" if block[:1] == b"@" else "fasta"
             if kind == "fasta":
                 st[_LINE_START] = 1
             while block:
+                size += len(block)
                 arr = np.frombuffer(block, np.uint8)
                 if not (_scan_fastq_block(arr, letters, st, header) if kind == "fastq"
                         else _scan_block(arr, letters, st)):
                     return None
                 block = f.read(BLOCK)
-    except OSError:
-        return None                 # (read record by record: LASTZ's message)
+    except (OSError, EOFError, zlib.error):
+        return None                 # (read record by record: its message)
+    if size < MIN_FILE:
+        return None
     if kind == "fastq":
         # the file ends after a record's qualities (with a line break or not)
         ended = (st[_Q_LINE] == 0 and st[_Q_LEN] == 0) or (
@@ -214,6 +218,14 @@ def scan(path: str, allow_iupac: bool) -> PlainReads | None:
     if st[_IN_HEADER] or not _end_record(st):
         return None
     return PlainReads(path, int(st[_RECORDS]), int(st[_TOTAL]))
+
+
+def _open(path: str):
+    """The file, read through gzip where it is gzip'd (as the record-by-record
+    reading does)."""
+    with open(path, "rb") as f:
+        gzipped = f.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rb") if gzipped else open(path, "rb")
 
 
 def _letters(allow_iupac: bool) -> np.ndarray:
@@ -230,7 +242,7 @@ def chunks(path: str, max_bytes: int, max_records: int, kind: str = "fasta"):
     plain file, each up to ``max_bytes`` (one record at least) and ``max_records``."""
     contig = 1
     pending = b""
-    with open(path, "rb") as f:
+    with _open(path) as f:
         while True:
             data = f.read(BLOCK)
             buf = pending + data

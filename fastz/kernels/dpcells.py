@@ -80,51 +80,15 @@ def diag_cell(c, d, i, E, OE):
     return dn, ni, link
 
 
-def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M, N,
-              trim, boundary, tb, t0, tw, mk, masked, stamp):
-    """One DP row over columns [col, hi): the hot loop of every y-drop sweep.
-
-    cc/dd hold C and D of the previous row at ``w0 + col - prev_ly`` and receive
-    this row's at ``w0 + col - LY`` (LY only grows, so writes never overtake
-    reads).  ``B[b0 + c]`` is the query character of column c + 1, ``a`` the
-    target character of this row.  Links of columns below ``tw`` go to
-    ``tb[t0 + c]``.  With ``masked``, a cell whose ``mk[col - prev_ly]`` equals
-    ``stamp`` lies on an earlier alignment and is pruned (LASTZ's active
-    segments; the unbounded GPU sweep passes masked=False).
-    Returns (col, LY, np_col, i, best, end_col, at_boundary, boundary); end_col
-    is -1 when no cell of this row became the end.
-
-    Branches as LASTZ does: when the diagonal wins (the common case) the carried
-    I value depends only on the diagonal proposal, known a cell ahead, so the
-    loop-carried dependency stays short.  The arrays are viewed from the row's
-    first column and indexed with unsigned integers: numba then emits no
-    negative-index fix-up per access, and fewer live values spill (measured
-    +25-40 % cells/s; a select-based, branch-free body was slower).
-    """
-    i = NEG
-    c = NEG
-    np_col = col
-    end_col = -1
-    at_boundary = False
-    floor = best - Y
-    # views that start at the row's first column, indexed without sign checks:
-    # reads of the previous row at k, writes of this row at nw (LY only grows)
-    lo = col
-    ccr = cc[w0 + lo - prev_ly:]
-    ddr = dd[w0 + lo - prev_ly:]
-    ccw = cc[w0:]
-    ddw = dd[w0:]
-    Bk = B[b0 + lo:]
-    srow = sub[a]
-    mkk = mk[lo - prev_ly:] if masked else mk
-    tbk = tb[t0 + lo:] if tw > lo else tb
-    ntb = tw - lo
-    # boundary cells (--noytrim): every cell of the last row, or column N
-    bnd_row = (not trim) and row == M
-    bnd_k = N - lo if not trim else -1
-    nw = 0
-    n = hi - lo
-    k = 0
+def sweep_span(ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, k, n, ntb, lo, LY, nw, c, i, best,
+               floor, np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked, check):
+    """Cells k..n-1 of ``sweep_row``'s row (its views and loop state, see there);
+    ``check``: every one of them is a boundary cell (--noytrim).  ``sweep_row``
+    passes ``check`` as a constant, so each inlined copy of the loop carries only its
+    own case: tested in every cell, the boundary kept the loop's values beyond x86's
+    sixteen registers, and the best score, the floor and the end went through memory
+    at each cell (cell-by-cell rows 10-15 % faster without; constants for the masked
+    and the link-storing cases too made the SIMD rows' code 12 % slower)."""
     while k < n:
         u = np.uint64(k)
         d = ddr[u]
@@ -150,11 +114,10 @@ def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, r
                 floor = best - Y
                 end_col = lo + k
                 at_boundary = False
-            if bnd_row or k == bnd_k:
-                if c >= boundary:
-                    boundary = c
-                    end_col = lo + k
-                    at_boundary = True
+            if check and c >= boundary:
+                boundary = c
+                end_col = lo + k
+                at_boundary = True
             dn, i, link = diag_cell(c, d, i, E, OE)
             ddw[np.uint64(nw)] = dn
             ccw[np.uint64(nw)] = c
@@ -174,6 +137,72 @@ def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, r
             tbk[u] = link
         c = c_next
         k += 1
+    return LY, nw, c, i, best, floor, np_col, end_col, at_boundary, boundary
+
+
+def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M, N,
+              trim, boundary, tb, t0, tw, mk, masked, stamp):
+    """One DP row over columns [col, hi): the hot loop of every y-drop sweep.
+
+    cc/dd hold C and D of the previous row at ``w0 + col - prev_ly`` and receive
+    this row's at ``w0 + col - LY`` (LY only grows, so writes never overtake
+    reads).  ``B[b0 + c]`` is the query character of column c + 1, ``a`` the
+    target character of this row.  Links of columns below ``tw`` go to
+    ``tb[t0 + c]``.  With ``masked``, a cell whose ``mk[col - prev_ly]`` equals
+    ``stamp`` lies on an earlier alignment and is pruned (LASTZ's active
+    segments; the unbounded GPU sweep passes masked=False).
+    Returns (col, LY, np_col, i, best, end_col, at_boundary, boundary); end_col
+    is -1 when no cell of this row became the end.
+
+    Branches as LASTZ does: when the diagonal wins (the common case) the carried
+    I value depends only on the diagonal proposal, known a cell ahead, so the
+    loop-carried dependency stays short.  The arrays are viewed from the row's
+    first column and indexed with unsigned integers: numba then emits no
+    negative-index fix-up per access, and fewer live values spill (measured
+    +25-40 % cells/s; a select-based, branch-free body was slower).  The loop is
+    ``sweep_span``: the row is swept in spans, so that only --noytrim's boundary
+    cells (every cell of the last row, or column N) are tested as such.
+    """
+    i = NEG
+    c = NEG
+    np_col = col
+    end_col = -1
+    at_boundary = False
+    floor = best - Y
+    # views that start at the row's first column, indexed without sign checks:
+    # reads of the previous row at k, writes of this row at nw (LY only grows)
+    lo = col
+    ccr = cc[w0 + lo - prev_ly:]
+    ddr = dd[w0 + lo - prev_ly:]
+    ccw = cc[w0:]
+    ddw = dd[w0:]
+    Bk = B[b0 + lo:]
+    srow = sub[a]
+    mkk = mk[lo - prev_ly:] if masked else mk
+    tbk = tb[t0 + lo:] if tw > lo else tb
+    ntb = tw - lo
+    n = hi - lo
+    # --noytrim's boundary cells, tested as such apart: every cell of the last row,
+    # or column N (the row's last cell when it reaches it)
+    if (not trim) and row == M:
+        LY, nw, c, i, best, floor, np_col, end_col, at_boundary, boundary = sweep_span(
+            ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, 0, n, ntb, lo, LY, 0, c, i, best, floor,
+            np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked, True)
+    else:
+        bnd_k = N - lo if not trim else n
+        cut = bnd_k if 0 <= bnd_k < n else n
+        LY, nw, c, i, best, floor, np_col, end_col, at_boundary, boundary = sweep_span(
+            ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, 0, cut, ntb, lo, LY, 0, c, i, best, floor,
+            np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked, False)
+        if cut < n:
+            LY, nw, c, i, best, floor, np_col, end_col, at_boundary, boundary = sweep_span(
+                ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, cut, cut + 1, ntb, lo, LY, nw, c, i,
+                best, floor, np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked,
+                True)
+            LY, nw, c, i, best, floor, np_col, end_col, at_boundary, boundary = sweep_span(
+                ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, cut + 1, n, ntb, lo, LY, nw, c, i,
+                best, floor, np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked,
+                False)
     col = lo + n if n > 0 else col
     return col, LY, np_col, i, best, end_col, at_boundary, boundary
 
@@ -428,7 +457,7 @@ def execute_one(j, sel, Tf, Tr, Qf, Qr, rev, a1, a2, Mv, Nv, sub, E, OE, Y, trim
 # --- compiling the twins ----------------------------------------------------------------
 
 # callee before caller: each is compiled with the ones before it in scope
-_ORDER = ("gap_cell", "diag_cell", "sweep_row", "side_tail", "one_side", "trace_dense",
+_ORDER = ("gap_cell", "diag_cell", "sweep_span", "sweep_row", "side_tail", "one_side", "trace_dense",
           "side_setup", "side_operands", "extend_side", "record_inspection", "inspect_one",
           "execute_one")
 

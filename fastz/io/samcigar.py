@@ -2,8 +2,7 @@
 
 Mirrors LASTZ ``sam.c`` (``print_sam_job_header``, ``print_sam_header``,
 ``print_sam_align``, ``print_sam_match``, ``print_query_bases``, ``print_query_quals``)
-and ``cigar.c``
-(``print_cigar_align``, ``print_cigar_match`` with ``withInfo``).
+and ``cigar.c`` (``print_cigar_align``, ``print_cigar_match`` with ``withInfo``).
 """
 from __future__ import annotations
 

@@ -160,16 +160,11 @@ def _reads_file(folder: Path, pair_dir: Path, n: int, fastq: bool = False) -> Pa
     FASTA or as FASTQ (random qualities, '+' lines bare or repeating the header)."""
     path = folder / f"{pair_dir.name}.reads.{'fq' if fastq else 'fa'}"
     if not path.exists():
-        from readsim import first_record, simulate_reads
+        from readsim import as_fastq, first_record, simulate_reads
         text = simulate_reads(first_record(pair_dir / "query.fa"), n, 0, seed=n,
                               lengths=(60, 400))
         if fastq:
-            rng = random.Random(n)
-            lines = text.split("\n")
-            text = "".join(
-                f"@{h[1:]}\n{b}\n+{h[1:] if rng.random() < 0.5 else ''}\n"
-                + "".join(chr(rng.randint(33, 126)) for _ in b) + "\n"
-                for h, b in zip(lines[0::2], lines[1::2]) if h)
+            text = as_fastq(text, random.Random(n), plus_header=0.5)
         path.write_text(text)
     return path
 

@@ -32,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from readsim import first_record, simulate_reads  # noqa: E402
+from readsim import as_fastq, first_record, simulate_reads  # noqa: E402
 
 PAIRS = REPO.parent / "shared" / "data" / "pairs"
 TOKEN = re.compile(rb"(?:lastz|fastz)\.v[0-9][0-9A-Za-z.\-]*")
@@ -70,11 +70,7 @@ def main() -> int:
         reads = Path(tmp) / ("reads.fq" if a.fastq else "reads.fa")
         text = simulate_reads(first_record(pair / f"{a.source}.fa"), a.reads, a.length)
         if a.fastq:
-            rng = random.Random(a.reads)
-            lines = text.split("\n")
-            text = "".join(f"@{h[1:]}\n{b}\n+\n"
-                           + "".join(chr(rng.randint(33, 74)) for _ in b) + "\n"
-                           for h, b in zip(lines[0::2], lines[1::2]) if h)
+            text = as_fastq(text, random.Random(a.reads), quals=(33, 74))
         reads.write_text(text)
         fastz_reads = reads
         if a.gzip:

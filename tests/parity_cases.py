@@ -105,6 +105,17 @@ def run_program(program: str, words, cwd: Path, stdin: bytes | None = None,
     return Run(res.stdout, res.stderr, res.returncode, time.perf_counter() - start)
 
 
+def run_pair(words, cwd: Path, fastz_words=None, double: bool = False) -> tuple[Run, Run]:
+    """(lastz's run, fastz's run) of ``words`` in ``cwd``, lastz without fastz's own
+    ``--workers``; ``fastz_words`` in place of ``words`` for fastz (a gzip'd file lastz
+    cannot read); ``double``: lastz_D and fastz_D."""
+    lz = run_program("lastz_D" if double else "lastz",
+                     [w for w in words if not w.startswith("--workers")], cwd)
+    fz = run_program("fastz_D" if double else "fastz",
+                     words if fastz_words is None else fastz_words, cwd)
+    return lz, fz
+
+
 def stdin_bytes(case: "Case", cwd: Path) -> bytes | None:
     return None if case.stdin is None else (cwd / case.stdin).read_bytes()
 

@@ -39,3 +39,19 @@ def simulate_reads(source: str, n: int, length: int, error: float = 0.01, seed: 
         read = "".join(rng.choice("ACGT") if rng.random() < error else ch for ch in read)
         out.append(f">read{i}\n{read}\n")
     return "".join(out)
+
+
+def as_fastq(text: str, rng: random.Random, quals: tuple[int, int] = (33, 126),
+             plus_header: float = 0.0) -> str:
+    """``simulate_reads``' FASTA text (one line a record) as FASTQ: random qualities
+    (bytes in ``quals``), the '+' line repeating the header for a share
+    ``plus_header`` of the records (drawn before each record's qualities)."""
+    lines = text.split("\n")
+    out = []
+    for h, b in zip(lines[0::2], lines[1::2]):
+        if not h:
+            continue
+        plus = h[1:] if plus_header and rng.random() < plus_header else ""
+        q = "".join(chr(rng.randint(*quals)) for _ in b)
+        out.append(f"@{h[1:]}\n{b}\n+{plus}\n{q}\n")
+    return "".join(out)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import drop_version
-from parity_cases import run_program
+from parity_cases import run_pair
 from readsim import first_record, simulate_reads
 from fastz.io import plainreads
 from fastz.io.sequences import iter_queries, reverse_complement_sequence
@@ -269,8 +269,7 @@ def test_plain_reads_as_lastz(pair, words):
     o = parse_lastz_argv([str(pair / w) if w.endswith(("fa", "fq", "]")) else w
                           for w in words])
     assert Aligner(o).plain_reads is not None       # (the bulk reading is what is tested)
-    lz = run_program("lastz", [w for w in words if not w.startswith("--workers")], pair)
-    fz = run_program("fastz", words, pair)
+    lz, fz = run_pair(words, pair)
     assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
     assert drop_version(fz.stdout) == drop_version(lz.stdout)
     assert fz.stderr == lz.stderr
@@ -287,8 +286,7 @@ def test_gzipped_reads_in_bulk_as_lastz_on_the_file(pair, words):
     gz = [w + ".gz" if w == "eco.fq" else w for w in words]
     o = parse_lastz_argv([str(pair / w) if w.endswith(("fa", "gz", "]")) else w for w in gz])
     assert Aligner(o).plain_reads is not None
-    lz = run_program("lastz", [w for w in words if not w.startswith("--workers")], pair)
-    fz = run_program("fastz", gz, pair)
+    lz, fz = run_pair(words, pair, fastz_words=gz)
     assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
     assert drop_version(fz.stdout) == drop_version(lz.stdout)
     assert lz.stdout.count(b"\n") > 50
@@ -305,8 +303,7 @@ def test_plain_reads_double_as_lastz_D(pair, words):
     with score_type("D"):
         o = parse_lastz_argv([str(pair / w) if w.endswith("fa") else w for w in words])
         assert o.double_scores and Aligner(o).plain_reads is not None
-    lz = run_program("lastz_D", [w for w in words if not w.startswith("--workers")], pair)
-    fz = run_program("fastz_D", words, pair)
+    lz, fz = run_pair(words, pair, double=True)
     assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
     assert drop_version(fz.stdout) == drop_version(lz.stdout)
     assert lz.stdout.count(b"\n") > 50

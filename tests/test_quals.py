@@ -15,21 +15,14 @@ import random
 import numpy as np
 import pytest
 from conftest import drop_version
-from parity_cases import run_program
-from readsim import first_record, simulate_reads
+from parity_cases import run_pair
+from readsim import as_fastq, first_record, simulate_reads
 
 from fastz.io.sequences import iter_queries, load_target, reverse_complement_sequence
 from fastz.lastz_args import parse_lastz_argv
 from fastz.pipeline.parallel import pack_units, unpack_units
 
 QUALS = "general:name1,strand1,zstart1,end1,qalign1,name2,strand2,zstart2,end2,qalign2,quals2"
-
-
-def _fastq(text: str, rng: random.Random) -> str:
-    """FASTA reads (one line a record) as FASTQ with random qualities."""
-    lines = text.split("\n")
-    return "".join(f"@{h[1:]}\n{b}\n+\n" + "".join(chr(rng.randint(33, 126)) for _ in b)
-                   + "\n" for h, b in zip(lines[0::2], lines[1::2]) if h)
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +35,7 @@ def fq(tmp_path_factory, shared_pairs):
     # the stretch of E. coli that is also a FASTQ target
     genome = first_record(src / "target.fa")
     reads = simulate_reads(genome[195_000:240_000], 80, 0, seed=42, lengths=(40, 300))
-    (d / "reads.fq").write_text(_fastq(reads, rng))
+    (d / "reads.fq").write_text(as_fastq(reads, rng))
     bases = genome[200_000:230_000]
     quals = "".join(chr(rng.randint(33, 126)) for _ in bases)
     (d / "piece.fq").write_text(f"@piece\n{bases}\n+piece\n{quals}\n")
@@ -71,8 +64,7 @@ def fq(tmp_path_factory, shared_pairs):
         "general-subrange-nogapped", "target-fastq", "target-revcomp", "target-subrange",
         "target-fastq-softsam", "fasta-target"])
 def test_qualities_as_lastz(fq, words):
-    lz = run_program("lastz", [w for w in words if not w.startswith("--workers")], fq)
-    fz = run_program("fastz", words, fq)
+    lz, fz = run_pair(words, fq)
     assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
     assert drop_version(fz.stdout) == drop_version(lz.stdout)
     assert fz.stderr == lz.stderr
@@ -87,8 +79,7 @@ def test_qualities_as_lastz(fq, words):
     ["target.fa", "reads.fq[1..299]"],          # (a FASTQ record is not named here)
 ], ids=["quals2", "quals1", "fastq-beyond-end"])
 def test_refusals_as_lastz(fq, words):
-    lz = run_program("lastz", words, fq)
-    fz = run_program("fastz", words, fq)
+    lz, fz = run_pair(words, fq)
     assert lz.returncode != 0 and fz.returncode != 0
     assert fz.stderr.decode().splitlines()[-1].split(": ", 1)[1] == \
         lz.stderr.decode().splitlines()[-1].split(": ", 1)[1]

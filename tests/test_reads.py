@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import drop_version
-from parity_cases import run_program
+from parity_cases import run_pair, run_program
 from readsim import first_record, simulate_reads
 from fastz.errors import FastzError
 from fastz.lastz_args import parse_lastz_argv
@@ -57,8 +57,7 @@ def reads(tmp_path_factory, shared_pairs):
     ["target.fa", "few.fa", "--twins=-10..100", "--seed=match12", "--format=general"],
 ])
 def test_reads_as_lastz(reads, words):
-    lz = run_program("lastz", [w for w in words if not w.startswith("--workers")], reads)
-    fz = run_program("fastz", words, reads)
+    lz, fz = run_pair(words, reads)
     assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
     assert lz.stdout.count(b"\n") > 50
     assert drop_version(fz.stdout) == drop_version(lz.stdout)

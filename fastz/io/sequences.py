@@ -389,11 +389,21 @@ def _single(src: _SequenceFile, rec: _Record) -> Sequence:
     _masks(chars, [(0, chars.shape[0])], spec, rec.start_loc, src.kind)
     if spec.revcomp:
         chars = reverse_complement(chars)
-        quals = None if quals is None else quals[::-1].copy()
+        quals = _reversed_quals(quals)
     return Sequence(chars=chars, name=name,
                     header=header if header is not None else "(no header)",
                     filename=src.filename, contig=rec.contig, start=rec.start_loc - 1,
                     true_length=rec.true_length, revcomp=spec.revcomp, quals=quals)
+
+
+def _reversed_quals(quals, offsets=None, lengths=None):
+    """Qualities reversed with their bases' reverse complement: whole, or piece by
+    piece in place (LASTZ's ``rev_comp_sequence``); None stays None."""
+    if quals is None:
+        return None
+    if offsets is None:
+        return quals[::-1].copy()
+    return reverse_pieces(quals, offsets, lengths)
 
 
 def _partitioned(src: _SequenceFile, records: list[_Record]) -> Sequence:
@@ -422,8 +432,7 @@ def _partitioned(src: _SequenceFile, records: list[_Record]) -> Sequence:
         parts = separate(chars, parts, spec.separator)
     if spec.revcomp:
         chars = reverse_complement_pieces(chars, parts["offset"], parts["length"])
-        if quals is not None:
-            quals = reverse_pieces(quals, parts["offset"], parts["length"])
+        quals = _reversed_quals(quals, parts["offset"], parts["length"])
     which = parts["which"].tolist()
     partitions = Partitions(
         offset=np.asarray(parts["offset"], np.int64), length=np.asarray(parts["length"], np.int64),
@@ -684,14 +693,13 @@ def reverse_complement_sequence(seq: Sequence) -> Sequence:
     (how the sequence was loaded); which strand a buffer is travels separately
     (``StrandResult.strand``), and writers print ``revcomp XOR minus-strand``.
     """
-    quals = seq.quals
     if seq.partitions is None:
         chars = reverse_complement(seq.chars)
-        quals = None if quals is None else quals[::-1].copy()
+        quals = _reversed_quals(seq.quals)
     else:
         parts = seq.partitions
         chars = reverse_complement_pieces(seq.chars, parts.offset, parts.length)
-        quals = None if quals is None else reverse_pieces(quals, parts.offset, parts.length)
+        quals = _reversed_quals(seq.quals, parts.offset, parts.length)
     return Sequence(chars=chars, name=seq.name, header=seq.header, filename=seq.filename,
                     contig=seq.contig, start=seq.start, true_length=seq.true_length,
                     revcomp=seq.revcomp, partitions=seq.partitions, quals=quals)

@@ -80,15 +80,20 @@ def diag_cell(c, d, i, E, OE):
     return dn, ni, link
 
 
-def sweep_span(ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, k, n, ntb, lo, LY, nw, c, i, best,
-               floor, np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked, check):
+def sweep_span(ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, k, n, ntb, lo, nw, c, i, best,
+               np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked, check):
     """Cells k..n-1 of ``sweep_row``'s row (its views and loop state, see there);
     ``check``: every one of them is a boundary cell (--noytrim).  ``sweep_row``
     passes ``check`` as a constant, so each inlined copy of the loop carries only its
     own case: tested in every cell, the boundary kept the loop's values beyond x86's
     sixteen registers, and the best score, the floor and the end went through memory
     at each cell (cell-by-cell rows 10-15 % faster without; constants for the masked
-    and the link-storing cases too made the SIMD rows' code 12 % slower)."""
+    and the link-storing cases too made the SIMD rows' code 12 % slower).  For the
+    same reason the loop carries as little as it can: the floor is the best less Y,
+    the row's first stored column (LY) follows from the cells stored (``nw``), and
+    outside the boundary cells ``at_boundary`` only ever turns false with a new end,
+    so it is settled after the loop."""
+    end_in = end_col
     while k < n:
         u = np.uint64(k)
         d = ddr[u]
@@ -99,21 +104,21 @@ def sweep_span(ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, k, n, ntb, lo, LY, nw, c,
             pruned = True
         elif d > c or i > c:           # a gap beats the diagonal (strictly)
             c, dn, ni, link = gap_cell(d, i, E)
-            if c < floor:
+            if c < best - Y:
                 pruned = True
             else:
                 i = ni
                 ddw[np.uint64(nw)] = dn
                 ccw[np.uint64(nw)] = c
                 np_col = lo + k
-        elif c < floor:
+        elif c < best - Y:
             pruned = True
         else:
             if c >= best:              # ties move the end forward
                 best = c
-                floor = best - Y
                 end_col = lo + k
-                at_boundary = False
+                if check:
+                    at_boundary = False
             if check and c >= boundary:
                 boundary = c
                 end_col = lo + k
@@ -124,9 +129,7 @@ def sweep_span(ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, k, n, ntb, lo, LY, nw, c,
             np_col = lo + k
         if pruned:
             link = 0
-            if nw == 0 and lo + k == LY:
-                LY += 1                # nothing stored for a leading pruned cell
-            else:
+            if nw != 0:                # (nothing stored for a leading pruned cell)
                 ccw[np.uint64(nw)] = NEG
                 ddw[np.uint64(nw)] = NEG
                 i = NEG
@@ -137,7 +140,9 @@ def sweep_span(ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, k, n, ntb, lo, LY, nw, c,
             tbk[u] = link
         c = c_next
         k += 1
-    return LY, nw, c, i, best, floor, np_col, end_col, at_boundary, boundary
+    if not check and end_col != end_in:
+        at_boundary = False
+    return nw, c, i, best, np_col, end_col, at_boundary, boundary
 
 
 def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, row, M, N,
@@ -150,7 +155,8 @@ def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, r
     target character of this row.  Links of columns below ``tw`` go to
     ``tb[t0 + c]``.  With ``masked``, a cell whose ``mk[col - prev_ly]`` equals
     ``stamp`` lies on an earlier alignment and is pruned (LASTZ's active
-    segments; the unbounded GPU sweep passes masked=False).
+    segments; the unbounded GPU sweep passes masked=False).  The sweep starts at
+    the row's left bound: ``col == LY``.
     Returns (col, LY, np_col, i, best, end_col, at_boundary, boundary); end_col
     is -1 when no cell of this row became the end.
 
@@ -168,7 +174,6 @@ def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, r
     np_col = col
     end_col = -1
     at_boundary = False
-    floor = best - Y
     # views that start at the row's first column, indexed without sign checks:
     # reads of the previous row at k, writes of this row at nw (LY only grows)
     lo = col
@@ -185,24 +190,27 @@ def sweep_row(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, OE, r
     # --noytrim's boundary cells, tested as such apart: every cell of the last row,
     # or column N (the row's last cell when it reaches it)
     if (not trim) and row == M:
-        LY, nw, c, i, best, floor, np_col, end_col, at_boundary, boundary = sweep_span(
-            ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, 0, n, ntb, lo, LY, 0, c, i, best, floor,
-            np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked, True)
+        nw, c, i, best, np_col, end_col, at_boundary, boundary = sweep_span(
+            ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, 0, n, ntb, lo, 0, c, i, best, np_col,
+            end_col, at_boundary, boundary, Y, E, OE, stamp, masked, True)
     else:
         bnd_k = N - lo if not trim else n
         cut = bnd_k if 0 <= bnd_k < n else n
-        LY, nw, c, i, best, floor, np_col, end_col, at_boundary, boundary = sweep_span(
-            ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, 0, cut, ntb, lo, LY, 0, c, i, best, floor,
-            np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked, False)
+        nw, c, i, best, np_col, end_col, at_boundary, boundary = sweep_span(
+            ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, 0, cut, ntb, lo, 0, c, i, best, np_col,
+            end_col, at_boundary, boundary, Y, E, OE, stamp, masked, False)
         if cut < n:
-            LY, nw, c, i, best, floor, np_col, end_col, at_boundary, boundary = sweep_span(
-                ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, cut, cut + 1, ntb, lo, LY, nw, c, i,
-                best, floor, np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked,
+            nw, c, i, best, np_col, end_col, at_boundary, boundary = sweep_span(
+                ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, cut, cut + 1, ntb, lo, nw, c, i,
+                best, np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked,
                 True)
-            LY, nw, c, i, best, floor, np_col, end_col, at_boundary, boundary = sweep_span(
-                ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, cut + 1, n, ntb, lo, LY, nw, c, i,
-                best, floor, np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked,
+            nw, c, i, best, np_col, end_col, at_boundary, boundary = sweep_span(
+                ccr, ddr, ccw, ddw, Bk, srow, mkk, tbk, cut + 1, n, ntb, lo, nw, c, i,
+                best, np_col, end_col, at_boundary, boundary, Y, E, OE, stamp, masked,
                 False)
+    # the row starts at its first stored cell: every cell after it is stored
+    # (the callers start the sweep at LY: col == LY)
+    LY += n - nw
     col = lo + n if n > 0 else col
     return col, LY, np_col, i, best, end_col, at_boundary, boundary
 

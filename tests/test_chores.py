@@ -259,7 +259,8 @@ def test_windowed_search_processes_only_the_hits_inside(window, shared_pairs, mo
         args = (index.dir_, index.low, index.pos, index.low_bits, s.length, s.care_off,
                 s.care_bits, s.flips, s.resolve_off, 1, t, qs, char_codes(qs), len1, len2,
                 ss.masked, 910, 3000, 3000, 9000, kfilt.MODE_XDROP)
-        hits, _, _ = kfilt.enumerate_hits(*args[:13], len2, 0, 0, len2, 1, 1 << 40)
+        hits, *_ = kfilt.enumerate_hits(*args[:13], len2, 0, 0, len2, 1, 1 << 40,
+                                        0, kfilt.NO_LIMIT, kfilt.new_hits(), kfilt.new_hits())
         e1, e2, n = hits[:, 0], hits[:, 1], s.length
         inside = hits[(e1 - n >= t_lo) & (e1 <= t_hi) & (e2 - n >= q_lo) & (e2 <= q_hi)]
         out, rows, _, _ = kfilt.process_hits(inside, 0, inside.shape[0], t, qs, len1, len2, n,

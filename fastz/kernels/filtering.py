@@ -139,10 +139,12 @@ def search_strand(dir_, low, pos, low_bits,
     # (a hit's seed ends at query position i + 1: its start must be q_lo or later)
     i = max(0, q_lo + seed_len - 1)
     end = min(len2, q_hi)
+    buf = new_hits()
     while i < end:
-        hits, bounds, i = enumerate_hits(dir_, low, pos, low_bits, seed_len, care_off,
-                                         care_bits, flips, resolve_off, trans, t, q, qcodes,
-                                         len2, self_mode, i, end, 1, block_hits, t_lo, t_hi)
+        hits, bounds, i, buf, _ = enumerate_hits(
+            dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off,
+            trans, t, q, qcodes, len2, self_mode, i, end, 1, block_hits, t_lo, t_hi, buf,
+            buf)
         out, n, raw, stopped = process_hits(hits, 0, hits.shape[0], t, q, len1, len2,
                                             seed_len, table, xdrop, hspthresh, ent_lo,
                                             ent_hi, mode, diag_end, stop_after, out, n,
@@ -242,10 +244,16 @@ def has_key(present, key):
 
 
 @njit(cache=True, nogil=True)
+def new_hits():
+    """An empty buffer for ``enumerate_hits`` (it grows to what a block needs)."""
+    return np.empty((1 << 16, 3), np.int64)
+
+
+@njit(cache=True, nogil=True)
 def enumerate_hits(dir_, low, pos, low_bits,
                    seed_len, care_off, care_bits, flips, resolve_off, trans,
                    t, q, qcodes, len2, self_mode, start, end, parts, block_hits,
-                   t_lo=0, t_hi=NO_LIMIT):
+                   t_lo, t_hi, hits, spare):
     """Stage 1 of the search: the seed hits of the query windows ending at positions
     ``start + 1 .. end``, in LASTZ's order (query position, then its keys in try order,
     then target ends descending), without the ones ``cells.hit_excluded`` rejects and
@@ -255,15 +263,19 @@ def enumerate_hits(dir_, low, pos, low_bits,
     ``parts`` > 1 groups the hits by diagonal-hash range (``search_parts``), each
     group in LASTZ's order.  Other parameters as ``search_strand``.
 
+    ``hits`` and ``spare`` (int64[:, 3], any number of rows) are the buffers the
+    hits are gathered and grouped in, kept by the caller from block to block and
+    returned (grown where they had to): a block's hits, made afresh and grown by
+    doubling, were up to 48 MB of new pages each time for the kernel to clear.
+
     Returns
     -------
-    (hits, bounds, stop)
-        ``hits[:, 0..2]`` = target end, query end and the hit's rank among its query
-        end's hits (the discovery order, for merging parts); range ``p``'s hits are
-        rows ``bounds[p]:bounds[p + 1]``; ``stop``: the first query position not
-        enumerated (``end`` unless stopped early).
+    (found, bounds, stop, hits, spare)
+        ``found[:, 0..2]`` = target end, query end and the hit's rank among its query
+        end's hits (the discovery order, for merging parts), a view of one of the
+        buffers; range ``p``'s hits are rows ``bounds[p]:bounds[p + 1]``; ``stop``:
+        the first query position not enumerated (``end`` unless stopped early).
     """
-    hits = np.empty((min(block_hits, 1 << 16), 3), np.int64)
     n = 0
     # Each window's keys are computed once, AHEAD_DIR positions early, into a ring
     # (slot = window end mod RING); while they wait there, the memory they will read
@@ -326,20 +338,21 @@ def enumerate_hits(dir_, low, pos, low_bits,
     bounds = np.zeros(parts + 1, np.int64)
     if parts == 1:
         bounds[1] = n
-        return hits[:n], bounds, stop
+        return hits[:n], bounds, stop, hits, spare
     # group by diagonal-hash range, each group in order (a counting sort)
-    part = np.empty(n, np.int64)
     for k in range(n):
-        part[k] = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
-        bounds[part[k] + 1] += 1
+        p = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
+        bounds[p + 1] += 1
     for p in range(parts):
         bounds[p + 1] += bounds[p]
     fill = bounds[:parts].copy()
-    grouped = np.empty((n, 3), np.int64)
+    if spare.shape[0] < n:
+        spare = np.empty((max(n, 2 * spare.shape[0]), 3), np.int64)
     for k in range(n):
-        grouped[fill[part[k]]] = hits[k]
-        fill[part[k]] += 1
-    return grouped, bounds, stop
+        p = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
+        spare[fill[p]] = hits[k]
+        fill[p] += 1
+    return spare[:n], bounds, stop, hits, spare
 
 
 @njit(cache=True, nogil=True)
@@ -459,10 +472,11 @@ def search_strand_double(dir_, low, pos, low_bits, seed_len, care_off, care_bits
     out = np.empty((1024, 4), np.float64)
     n = 0
     i = seed_len - 1
+    buf = new_hits()
     while i < len2:
-        hits, bounds, i = enumerate_hits(dir_, low, pos, low_bits, seed_len, care_off,
-                                         care_bits, flips, resolve_off, trans, t, q, qcodes,
-                                         len2, 0, i, len2, 1, BLOCK_HITS)
+        hits, bounds, i, buf, _ = enumerate_hits(
+            dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off,
+            trans, t, q, qcodes, len2, 0, i, len2, 1, BLOCK_HITS, 0, NO_LIMIT, buf, buf)
         out, n, raw, stopped = process_hits(hits, 0, hits.shape[0], t, q, len1, len2,
                                             seed_len, table, xdrop, hspthresh, 1.0, 0.0,
                                             MODE_XDROP, diag_end, -1, out, n)

@@ -377,11 +377,16 @@ def search_parts(args, len2: int, self_mode: int, threads: int,
     diag_end = kfilt.diag_hash(len2)
     found, n_raw, most = [], 0, 1
 
-    def enumerate_block(first, parts):
-        return kfilt.enumerate_hits(dir_, low, pos, low_bits, seed_len, care_off, care_bits,
-                                    flips, resolve_off, trans, t, q, qcodes, len2, self_mode,
-                                    first, min(first + step, end), parts, kfilt.BLOCK_HITS,
-                                    t_lo, t_hi)
+    # each block of a round gathers its hits in buffers of its own, kept for the
+    # same block of the next rounds (the round's hits are processed by then)
+    buffers = []
+
+    def enumerate_block(k, first, parts):
+        found, bounds, stop, *buffers[k] = kfilt.enumerate_hits(
+            dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off,
+            trans, t, q, qcodes, len2, self_mode, first, min(first + step, end), parts,
+            kfilt.BLOCK_HITS, t_lo, t_hi, *buffers[k])
+        return found, bounds, stop
 
     def process_range(part, blocks):
         out, n, raw = np.empty((1024, 6), np.int64), 0, 0
@@ -398,7 +403,10 @@ def search_parts(args, len2: int, self_mode: int, threads: int,
             parts = usable(threads, cores)
             most = max(most, parts)
             firsts = range(first, end, step)[:parts]
-            blocks = list(pool.map(enumerate_block, firsts, [parts] * len(firsts)))
+            buffers.extend((kfilt.new_hits(), kfilt.new_hits())
+                           for _ in range(len(firsts) - len(buffers)))
+            blocks = list(pool.map(enumerate_block, range(len(firsts)), firsts,
+                                   [parts] * len(firsts)))
             # a block that stopped early (its hits filled a batch) ends the round: the
             # blocks after it are enumerated again next round, from where it stopped
             # (with smaller blocks)

@@ -10,6 +10,7 @@ streams to stdout once the inputs have been read and checked.
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import math
 import sys
@@ -960,6 +961,10 @@ def run(opts: Options) -> int:
     # a temporary file until the run succeeds (fastz.io.output, docs/hardening.md)
     with output_stream(opts.output) as out:
         aligner = Aligner(opts, scores, step)
+        # what set-up made (modules, numba's kernels and types: most of the heap)
+        # lives to the end: the collector stops scanning it, and the forked
+        # workers stop copying its pages as it would mark them
+        gc.freeze()
         o = aligner.opts
         if "tableonly" in o.extra or "writecapsule" in o.extra:
             # the seed table (if shown) and the capsule are all: no query is read

@@ -276,20 +276,61 @@ def enumerate_hits(dir_, low, pos, low_bits,
         buffers; range ``p``'s hits are rows ``bounds[p]:bounds[p + 1]``; ``stop``:
         the first query position not enumerated (``end`` unless stopped early).
     """
+    los, his, ring_keys, ring_allow, ring_n = new_ring(flips.shape[0])
     n = 0
+    stop = start
+    while True:
+        # (the buffer grows here, between calls of the loop, which rebinds no
+        # array: numba would count references at every hit stored)
+        n, stop, need = _gather_hits(dir_, low, pos, low_bits, seed_len, care_off,
+                                     care_bits, flips, resolve_off, trans, t, q, qcodes,
+                                     len2, self_mode, stop, end, block_hits, t_lo, t_hi,
+                                     hits, n, los, his, ring_keys, ring_allow, ring_n)
+        if need == 0:
+            break
+        hits = grow(hits, need)
+    bounds = np.zeros(parts + 1, np.int64)
+    if parts == 1:
+        bounds[1] = n
+        return hits[:n], bounds, stop, hits, spare
+    # group by diagonal-hash range, each group in order (a counting sort)
+    for k in range(n):
+        p = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
+        bounds[p + 1] += 1
+    for p in range(parts):
+        bounds[p + 1] += bounds[p]
+    fill = bounds[:parts].copy()
+    if spare.shape[0] < n:
+        spare = np.empty((max(n, 2 * spare.shape[0]), 3), np.int64)
+    for k in range(n):
+        p = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
+        f = fill[p]
+        spare[f, 0] = hits[k, 0]
+        spare[f, 1] = hits[k, 1]
+        spare[f, 2] = hits[k, 2]
+        fill[p] = f + 1
+    return spare[:n], bounds, stop, hits, spare
+
+
+@no_refcount
+def _gather_hits(dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips,
+                 resolve_off, trans, t, q, qcodes, len2, self_mode, start, end, block_hits,
+                 t_lo, t_hi, hits, n, los, his, ring_keys, ring_allow, ring_n):
+    """``enumerate_hits``' loop over query positions from ``start``, appending to
+    ``hits[:n]``; returns (n, stop, need): ``need`` > 0 where the hits of position
+    ``stop`` might not fit (the caller grows the buffer to ``need`` rows and calls
+    again from there), else ``stop`` is where the block ends."""
     # Each window's keys are computed once, AHEAD_DIR positions early, into a ring
     # (slot = window end mod RING); while they wait there, the memory they will read
     # is fetched (a hint, same answer without it): their directory entries at once,
     # the start of their position lists AHEAD_POS positions early and, where an
     # overweight seed's hits must be checked, the target AHEAD_TARGET early.  The
     # loop starts AHEAD_DIR early to fill the ring.
-    los, his, ring_keys, ring_allow, ring_n = new_ring(flips.shape[0])
     nb = dir_.shape[0] - 1
     check_target = resolve_off.shape[0] > 0
     run = 0                                    # valid bases before ``start``, up to a seed
     while run < seed_len and start - 1 - run >= 0 and qcodes[start - 1 - run] >= 0:
         run += 1
-    stop = end
     for i in range(start - AHEAD_DIR, end):
         ring_ahead(i, end, seed_len, qcodes, care_off, care_bits, trans, flips,
                    ring_keys, ring_allow, ring_n, dir_, low, pos, low_bits, NO_KEYS)
@@ -312,10 +353,14 @@ def enumerate_hits(dir_, low, pos, low_bits,
         s0 = e2 % RING
         nk = ring_n[s0]
         # look every key up first (independent loads overlap), then walk the hits
+        most = n
         for kk in range(nk):
             lo, hi = lookup(dir_, low, low_bits, ring_keys[s0, kk])
             los[kk] = lo
             his[kk] = hi
+            most += hi - lo
+        if most > hits.shape[0]:
+            return n, i, most
         rank = -1
         for kk in range(nk):
             for j in range(los[kk], his[kk]):
@@ -326,33 +371,13 @@ def enumerate_hits(dir_, low, pos, low_bits,
                 if _hit_excluded(t, q, e1, e2, seed_len, len2, self_mode, resolve_off,
                                  ring_allow[s0, kk]):
                     continue
-                if n == hits.shape[0]:
-                    hits = grow(hits, n + 1)
                 hits[n, 0] = e1
                 hits[n, 1] = e2
                 hits[n, 2] = rank
                 n += 1
         if n >= block_hits:
-            stop = i + 1
-            break
-    bounds = np.zeros(parts + 1, np.int64)
-    if parts == 1:
-        bounds[1] = n
-        return hits[:n], bounds, stop, hits, spare
-    # group by diagonal-hash range, each group in order (a counting sort)
-    for k in range(n):
-        p = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
-        bounds[p + 1] += 1
-    for p in range(parts):
-        bounds[p + 1] += bounds[p]
-    fill = bounds[:parts].copy()
-    if spare.shape[0] < n:
-        spare = np.empty((max(n, 2 * spare.shape[0]), 3), np.int64)
-    for k in range(n):
-        p = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
-        spare[fill[p]] = hits[k]
-        fill[p] += 1
-    return spare[:n], bounds, stop, hits, spare
+            return n, i + 1, 0
+    return n, end, 0
 
 
 @njit(cache=True, nogil=True)

@@ -405,6 +405,47 @@ def _search_into(dir_, low, pos, low_bits,
     return n, 0
 
 
+@no_refcount
+def _strands_into(dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips,
+                  resolve_off, trans, t, qcat, codes, offsets, len1, table, bits, proc, ext,
+                  mismatches, xdrop, hspthresh, ent_lo, ent_hi, min_matches,
+                  max_transversions, care, twin_min, twin_max, diag_end, diag_actual,
+                  used, used_list, present, state, scratch, counts, raw, shortfall, out,
+                  k0, n, m, resume):
+    """``search_strands_general``'s loop over strands from ``k0`` (rows so far: ``n``;
+    ``resume``: strand ``k0`` goes on from where it stopped, with ``m`` rows).  Returns
+    (k, n, m, need): ``need`` > 0 where strand ``k`` must go on with ``out`` grown to
+    that many rows."""
+    for k in range(k0, offsets.shape[0] - 1):
+        a, b = offsets[k], offsets[k + 1]
+        len2 = b - a
+        if len2 > 0 and qcat[b - 1] == 0:          # (records.strand_length)
+            len2 -= 1
+        if len2 < seed_len:
+            continue
+        fresh = not (resume and k == k0)
+        if fresh:
+            m = n
+        m, need = _search_into(
+            dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips,
+            resolve_off, trans, t, qcat[a:b], codes[a:b], len1, len2, table, bits,
+            proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
+            min_matches, max_transversions, care, twin_min, twin_max, 0,
+            NO_KEYS, NO_KEYS, NO_KEYS, -1, 0, NO_LIMIT, 0, NO_LIMIT,
+            diag_end, diag_actual, used, used_list, state, scratch, out, m, fresh,
+            present)
+        if need != 0:
+            return k, n, m, need
+        raw[k] = state[S_RAW]
+        if state[S_SHORT1] >= 0 and shortfall[0] < 0:
+            shortfall[0] = k
+            shortfall[1] = state[S_SHORT1]
+            shortfall[2] = state[S_SHORT2]
+        counts[k] = m - n
+        n = m
+    return offsets.shape[0] - 1, n, n, 0
+
+
 @njit(cache=True)
 def search_strands_general(dir_, low, pos, low_bits,
                            seed_len, care_off, care_bits, flips, resolve_off, trans,
@@ -434,40 +475,23 @@ def search_strands_general(dir_, low, pos, low_bits,
     raw = np.zeros(n_strands, np.int64)
     shortfall = np.full(3, -1, np.int64)
     out = np.empty((1024, 4), np.int64)
-    n = 0
-    none = np.zeros(0, np.int64)
     # (one set of working arrays for every strand: a read's search costs about what
     # making them did)
     state, scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
-    for k in range(n_strands):
-        a, b = offsets[k], offsets[k + 1]
-        len2 = b - a
-        if len2 > 0 and qcat[b - 1] == 0:          # (records.strand_length)
-            len2 -= 1
-        if len2 < seed_len:
-            continue
-        q = qcat[a:b]
-        qcodes = codes[a:b]
-        m = n
-        fresh = True
-        while True:         # (as search_strand_general)
-            m, need = _search_into(
-                dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips,
-                resolve_off, trans, t, q, qcodes, len1, len2, table, bits,
-                proc, ext, mismatches, xdrop, hspthresh, ent_lo, ent_hi,
-                min_matches, max_transversions, care, twin_min, twin_max, 0,
-                none, none, none, -1, 0, NO_LIMIT, 0, NO_LIMIT,
-                diag_end, diag_actual, used, used_list, state, scratch, out, m, fresh,
-                present)
-            if need == 0:
-                break
-            out = grow(out, need)
-            fresh = False
-        raw[k] = state[S_RAW]
-        if state[S_SHORT1] >= 0 and shortfall[0] < 0:
-            shortfall[0] = k
-            shortfall[1] = state[S_SHORT1]
-            shortfall[2] = state[S_SHORT2]
-        counts[k] = m - n
-        n = m
+    k = 0
+    n = 0
+    m = 0
+    need = 0
+    while True:
+        # (the table grows here, between calls of the strand loop, which counts no
+        # references: here, numba counted them around every strand's call)
+        k, n, m, need = _strands_into(
+            dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips, resolve_off,
+            trans, t, qcat, codes, offsets, len1, table, bits, proc, ext, mismatches,
+            xdrop, hspthresh, ent_lo, ent_hi, min_matches, max_transversions, care,
+            twin_min, twin_max, diag_end, diag_actual, used, used_list, present, state,
+            scratch, counts, raw, shortfall, out, k, n, m, need > 0)
+        if need == 0:
+            break
+        out = grow(out, need)
     return out[:n], counts, raw, shortfall

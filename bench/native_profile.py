@@ -44,6 +44,7 @@ def numba_symbols() -> list[tuple[int, str]]:
 
     from numba.core.dispatcher import Dispatcher
     found = set()
+    gc.unfreeze()           # (fastz freezes its set-up's objects: get_objects skips them)
     for obj in gc.get_objects():
         try:
             if not isinstance(obj, Dispatcher):
@@ -55,7 +56,9 @@ def numba_symbols() -> list[tuple[int, str]]:
             try:
                 names = [f.name for f in lib._final_module.functions if not f.is_declaration]
             except Exception:       # noqa: BLE001 (a library without a final module)
-                names = [cres.fndesc.llvm_func_name]
+                names = []
+            # (code loaded from numba's cache has an empty final module: its entry only)
+            names = names or [cres.fndesc.llvm_func_name]
             for llvm_name in names:
                 try:
                     addr = lib.get_pointer_to_function(llvm_name)

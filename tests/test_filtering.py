@@ -409,6 +409,38 @@ def test_search_in_blocks_equals_one_block(case, shared_pairs):
                 assert got_raw == raw and np.array_equal(got, want), (stop, block)
 
 
+@pytest.mark.parametrize("parts", [1, 3])
+@pytest.mark.parametrize("block", [1 << 40, 5000])
+def test_hits_gathered_in_any_buffers(parts, block, shared_pairs):
+    """``enumerate_hits`` gathers a block's hits (and groups them by range) in buffers
+    the caller keeps, growing them between calls of its gathering loop where a query
+    position's hits might not fit: buffers of one row, which grow again and again, a
+    fresh ``new_hits`` pair, and the grown pair passed back in (reused as it is) give
+    the same hits, ranges and stop."""
+    from fastz.kernels import filtering as kfilt
+    from fastz.kernels.seeding import char_codes
+    index, t, strands = _part_case(("12of19", 1, True, True, None), shared_pairs)
+    s = index.spec
+    for qs in strands:
+        def enumerate_from(hits, spare):
+            return kfilt.enumerate_hits(
+                index.dir_, index.low, index.pos, index.low_bits, s.length, s.care_off,
+                s.care_bits, s.flips, s.resolve_off, 1, t, qs, char_codes(qs), qs.shape[0],
+                0, s.length - 1, qs.shape[0], parts, block, 0, kfilt.NO_LIMIT, hits, spare)
+        want, bounds, stop, hits, spare = enumerate_from(kfilt.new_hits(), kfilt.new_hits())
+        assert want.shape[0] > 1 << 16 if block > 5000 else want.shape[0] >= 5000
+        assert hits.shape[0] > 1 << 16 or block == 5000
+        want = want.copy()
+        tiny = np.empty((1, 3), np.int64)
+        for again in (enumerate_from(tiny, tiny.copy()), enumerate_from(hits, spare)):
+            got, got_bounds, got_stop = again[:3]
+            assert got_stop == stop and np.array_equal(got_bounds, bounds)
+            assert np.array_equal(got, want)
+        # the grown buffers came back: the hits are in them
+        assert np.shares_memory(again[3], hits)
+        assert parts == 1 or np.shares_memory(again[4], spare)
+
+
 @pytest.mark.parametrize("case", PART_CASES, ids=lambda c: "-".join(map(str, c)))
 def test_search_in_parts_equals_one_search(case, shared_pairs, monkeypatch):
     """Any number of bucket ranges searched at once gives the single search's rows, in

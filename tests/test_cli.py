@@ -450,3 +450,34 @@ def test_the_command_line_keeps_openblas_to_one_thread():
                          env=dict(env, OPENBLAS_NUM_THREADS="3"), capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "3"
+
+
+def test_a_run_freezes_its_set_up_for_the_collector_and_gives_it_back(tmp_path,
+                                                                     monkeypatch):
+    """A run freezes what its set-up made (``gc.freeze``: the collector stops scanning
+    numba's objects) and unfreezes it at the end, even when the run fails, so that a
+    process running fastz again collects as before."""
+    import gc
+
+    import fastz.pipeline as pipeline
+    repo = Path(__file__).resolve().parents[1]
+    seen = []
+    real_align = pipeline._align
+
+    def align(aligner, out):
+        seen.append(gc.get_freeze_count())
+        return real_align(aligner, out)
+
+    monkeypatch.setattr(pipeline, "_align", align)
+    words = [str(repo / "data" / "human_mt.fa"), str(repo / "data" / "orangutan_mt.fa"),
+             f"--output={tmp_path / 'out'}", "--workers=1"]
+    assert cli.main(words) == 0
+    assert seen[0] > 0 and gc.get_freeze_count() == 0
+
+    def failing(aligner, out):
+        seen.append(gc.get_freeze_count())
+        raise InputError("bad record")
+
+    monkeypatch.setattr(pipeline, "_align", failing)
+    assert cli.main(words) == 1
+    assert seen[1] > 0 and gc.get_freeze_count() == 0

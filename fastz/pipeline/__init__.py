@@ -962,19 +962,24 @@ def run(opts: Options) -> int:
     with output_stream(opts.output) as out:
         aligner = Aligner(opts, scores, step)
         # what set-up made (modules, numba's kernels and types: most of the heap)
-        # lives to the end: the collector stops scanning it, and the forked
-        # workers stop copying its pages as it would mark them
+        # lives to the end of the run: the collector stops scanning it, and the
+        # forked workers stop copying its pages as it would mark them (given back
+        # after, for a caller that runs again in this process)
         gc.freeze()
         o = aligner.opts
-        if "tableonly" in o.extra or "writecapsule" in o.extra:
-            # the seed table (if shown) and the capsule are all: no query is read
-            _show_seed_table(aligner, aligner.index, out)
-            if "writecapsule" in o.extra:               # (LASTZ's format is none then)
-                _write_capsule(aligner, out)
+        try:
+            if "tableonly" in o.extra or "writecapsule" in o.extra:
+                # the seed table (if shown) and the capsule are all: no query is read
+                _show_seed_table(aligner, aligner.index, out)
+                if "writecapsule" in o.extra:           # (LASTZ's format is none then)
+                    _write_capsule(aligner, out)
+                else:
+                    write_trailer(o, aligner.scores, aligner.target, out,
+                                  _runtime(aligner))
             else:
-                write_trailer(o, aligner.scores, aligner.target, out, _runtime(aligner))
-        else:
-            _align(aligner, out)
+                _align(aligner, out)
+        finally:
+            gc.unfreeze()
     if o.stats:
         from .report import write_stats
         write_stats(aligner.stats, o.stats)

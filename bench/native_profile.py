@@ -44,7 +44,6 @@ def numba_symbols() -> list[tuple[int, str]]:
 
     from numba.core.dispatcher import Dispatcher
     found = set()
-    gc.unfreeze()           # (fastz freezes its set-up's objects: get_objects skips them)
     for obj in gc.get_objects():
         try:
             if not isinstance(obj, Dispatcher):

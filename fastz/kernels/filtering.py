@@ -295,21 +295,25 @@ def enumerate_hits(dir_, low, pos, low_bits,
         return hits[:n], bounds, stop, hits, spare
     # group by diagonal-hash range, each group in order (a counting sort)
     for k in range(n):
-        p = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
-        bounds[p + 1] += 1
+        bounds[_hash_range(hits[k, 0], hits[k, 1], parts) + 1] += 1
     for p in range(parts):
         bounds[p + 1] += bounds[p]
     fill = bounds[:parts].copy()
-    if spare.shape[0] < n:
-        spare = np.empty((max(n, 2 * spare.shape[0]), 3), np.int64)
+    spare = grow(spare, n)
     for k in range(n):
-        p = (((hits[k, 0] - hits[k, 1]) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
+        p = _hash_range(hits[k, 0], hits[k, 1], parts)
         f = fill[p]
         spare[f, 0] = hits[k, 0]
         spare[f, 1] = hits[k, 1]
         spare[f, 2] = hits[k, 2]
         fill[p] = f + 1
     return spare[:n], bounds, stop, hits, spare
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hash_range(e1, e2, parts):
+    """Which of ``parts`` equal ranges of the diagonal hash a hit's bucket is in."""
+    return (((e1 - e2) & DIAG_HASH_MASK) * parts) // DIAG_HASH_SIZE
 
 
 @no_refcount

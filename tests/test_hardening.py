@@ -446,6 +446,39 @@ def test_output_file_follows_links_keeps_devices_and_mode(work):
     assert code == 0 and (work / "fifo").is_fifo() and got.startswith(b"#:lav"), err
 
 
+class _CountedWrites(io.RawIOBase):
+    """A raw byte stream that counts the writes reaching it (the system calls)."""
+
+    def __init__(self):
+        self.data, self.calls = bytearray(), 0
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        self.calls += 1
+        self.data += bytes(b)
+        return len(b)
+
+
+def test_write_through_stdout_gets_its_text_in_blocks(work, monkeypatch):
+    """PYTHONUNBUFFERED (``python -u``, common in containers) makes stdout pass each
+    write to the system: a call per query of a reads file.  The run gathers stdout's
+    text in blocks, as lastz's stdio does, and puts the stream back after."""
+    raw = _CountedWrites()
+    stream = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True)
+    queries = fasta([(b"q%d" % k, QUERY[k * 10:k * 10 + 600]) for k in range(300)])
+    (work / "many.fa").write_bytes(queries)
+    monkeypatch.setattr(sys, "stdout", stream)
+    with _inside(work):
+        code = fastz_main(["t.fa", "many.fa", "--format=general:name2,score",
+                           "--workers=1"])
+    assert sys.stdout is stream and stream.write_through
+    want = lastz(["t.fa", "many.fa", "--format=general:name2,score"], work)
+    assert code == 0 and bytes(raw.data) == want[1]
+    assert want[1].count(b"\n") > 100 and raw.calls < 10, raw.calls
+
+
 def test_existing_output_file_survives_a_failed_run(work):
     (work / "out.txt").write_text("old results\n")
     assert_one_line_error(*fastz(["t.fa", "badlast.fa", "--output=out.txt"], work))

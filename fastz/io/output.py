@@ -105,6 +105,26 @@ def _stdout_rollback():
     return rollback
 
 
+def _buffer_stdout():
+    """Gathers stdout's text into blocks for the run (as LASTZ's stdio does), when
+    PYTHONUNBUFFERED or ``python -u`` made it write each call through (a system call
+    per query of a reads file); returns the function that puts it back."""
+    if not getattr(sys.stdout, "write_through", False):
+        return lambda: None
+    try:
+        sys.stdout.reconfigure(write_through=False)
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        return lambda: None
+
+    def restore() -> None:
+        try:
+            sys.stdout.flush()
+            sys.stdout.reconfigure(write_through=True)
+        except (OSError, ValueError):
+            pass
+    return restore
+
+
 def _new_file_mode(path: str) -> int:
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
@@ -124,6 +144,7 @@ def output_stream(path: str | None, binary: bool = False) -> Iterator[TextIO]:
     if path is None:
         rollback = _stdout_rollback()
         _ON_ABORT[id(rollback)] = lambda: rollback(flush=False)
+        unbuffer = _buffer_stdout()
         try:
             sink = _Sink(sys.stdout, "stdout")
             yield sink
@@ -132,6 +153,7 @@ def output_stream(path: str | None, binary: bool = False) -> Iterator[TextIO]:
             rollback()
             raise
         finally:
+            unbuffer()
             _ON_ABORT.pop(id(rollback), None)
         return
     real = os.path.realpath(path)

@@ -14,6 +14,7 @@ seconds are printed with the ratio, and whether the outputs were identical.
     python bench/reads.py --source=target                  # reads that all map
     python bench/reads.py --source=target --format=sam     # SAM instead of general
     python bench/reads.py --fastq --gzip                   # FASTQ, gzip'd for fastz
+    python bench/reads.py --pipe                           # both read /dev/stdin, piped
     PYTHONPATH=/other/checkout python bench/reads.py       # that checkout's fastz
 """
 from __future__ import annotations
@@ -59,6 +60,8 @@ def main() -> int:
     ap.add_argument("--gzip", action="store_true",
                     help="fastz reads the reads file gzip'd (lastz, which reads no gzip, "
                          "the file itself)")
+    ap.add_argument("--pipe", action="store_true",
+                    help="both programs read the reads through a pipe (/dev/stdin)")
     ap.add_argument("--fastz-opts", default="", help="extra fastz options (--workers=1)")
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
@@ -77,6 +80,9 @@ def main() -> int:
             fastz_reads = reads.with_name(reads.name + ".gz")
             fastz_reads.write_bytes(gzip.compress(reads.read_bytes()))
         target = f"{pair / 'target.fa'}[multiple]"
+        feed = {"lastz": reads, "fastz": fastz_reads}
+        if a.pipe:
+            reads = fastz_reads = "/dev/stdin"
         cases = {"lastz": ["lastz", target, str(reads), *opts],
                  "fastz": [sys.executable, "-m", "fastz", target, str(fastz_reads), *opts,
                            *a.fastz_opts.split()]}
@@ -87,13 +93,16 @@ def main() -> int:
                 t0 = time.perf_counter()
                 # (run from the scratch folder: a repo as the working directory would
                 # shadow the fastz that PYTHONPATH names, for before/after runs)
-                out = subprocess.run(cmd, capture_output=True, check=True, cwd=tmp).stdout
+                given = feed[name].read_bytes() if a.pipe else None
+                out = subprocess.run(cmd, capture_output=True, check=True, cwd=tmp,
+                                     input=given).stdout
                 times[name].append(time.perf_counter() - t0)
                 outs[name] = TOKEN.sub(b"PROGRAM", out)
     med = {k: statistics.median(v) for k, v in times.items()}
     same = outs["lastz"] == outs["fastz"]
     lines = outs["lastz"].count(b"\n") - 1
-    kind = ("FASTQ" if a.fastq else "FASTA") + (" gzip'd for fastz" if a.gzip else "")
+    kind = ("FASTQ" if a.fastq else "FASTA") + (" gzip'd for fastz" if a.gzip else "") + \
+        (" piped" if a.pipe else "")
     print(f"{a.reads} {kind} reads of {a.length} bp on {a.pair}, mode {a.mode} "
           f"{'--format=' + a.format if a.format else ''} "
           f"{a.fastz_opts}, medians of {a.runs} runs (wall s)")

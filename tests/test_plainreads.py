@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import drop_version
-from parity_cases import run_pair
+from parity_cases import run_pair, run_program
 from readsim import first_record, simulate_reads
 from fastz.io import plainreads
 from fastz.io.sequences import iter_queries, reverse_complement_sequence
@@ -319,3 +319,154 @@ def test_only_plain_runs_read_in_bulk(pair, tmp_path):
                   [reads, "--entropy=report"], [reads, "--chain"]):
         got = plain(*words)
         assert (got is not None) == (words == [reads, "--chain"]), words
+
+
+# --- a piped file: read in bulk as it comes -----------------------------------------
+
+
+def _streamed(data: bytes, kind_iupac=False, max_bytes=700, max_records=4):
+    """(chunks sent, rest: the bytes the record-by-record reading takes on with, and
+    its first record's number) of ``data`` read once as a stream."""
+    import io
+    reads = plainreads.StreamedReads(io.BytesIO(data), "r.fa", kind_iupac)
+    got = list(reads.pieces(max_bytes, max_records))
+    if reads.rest is None:
+        return got, None
+    head, stream, contig = reads.rest
+    return got, (head + stream.read(), contig)
+
+
+@pytest.mark.parametrize("kind", ["fasta", "fastq"])
+@pytest.mark.parametrize("at", [0, 37, 299])
+def test_a_stream_goes_in_bulk_up_to_a_block_not_plain(monkeypatch, kind, at):
+    """The chunks of a stream that turns out not plain at record ``at`` are whole plain
+    records, numbered as in the file, that stop before the block with that record; the
+    rest holds every byte after them, from a record's start.  A plain stream goes out
+    whole; one under MIN_FILE bytes goes to the record-by-record reading whole."""
+    monkeypatch.setattr(plainreads, "BLOCK", 1000)
+    data = _plain_reads(random.Random(7), 300, kind)
+    assert plainreads.scan(_write_tmp(data), False) is not None
+    got, rest = _streamed(data)
+    assert rest is None and b"".join(c for c, _ in got) == data
+    assert _numbered(got, kind) == 301
+    mark = b"@" if kind == "fastq" else b">"
+    starts = _fastq_starts(data) if kind == "fastq" else \
+        [i for i in range(len(data)) if data[i:i + 1] == mark]
+    odd = data[:starts[at] + 1] + b"r\rx" + data[starts[at] + 1:]     # (a CR in a header)
+    got, rest = _streamed(odd)
+    sent = b"".join(c for c, _ in got)
+    assert rest is not None and sent + rest[0] == odd
+    assert len(sent) <= starts[at] and odd[len(sent):len(sent) + 1] == mark
+    assert starts[at] - len(sent) <= 2 * 1000 + 600       # (the block before may stay)
+    assert rest[1] == _numbered(got, kind)
+    assert (rest[1] == 1) if at == 0 else (rest[1] > at - 20)
+    got, rest = _streamed(data[:plainreads.MIN_FILE - 1])
+    assert got == [] and rest == (data[:plainreads.MIN_FILE - 1], 1)
+
+
+def _numbered(got, kind: str) -> int:
+    """The next record's number after chunks numbered one after another."""
+    number = 1
+    for chunk, first in got:
+        assert first == number and 1 <= len(chunk) and (len(chunk) <= 700 or
+                                                        chunk.count(b"\n") <= 10)
+        number += chunk.count(b"\n") // 4 if kind == "fastq" else chunk.count(b">")
+    return number
+
+
+def _plain_reads(rng: random.Random, n: int, kind: str) -> bytes:
+    """Plain FASTA (wrapped at 60) or FASTQ reads of 1 to 300 bases."""
+    out = []
+    for i in range(n):
+        body = "".join(rng.choice("ACGTNacgt") for _ in range(rng.randint(1, 300)))
+        if kind == "fastq":
+            quals = "".join(chr(rng.randint(33, 126)) for _ in body)
+            out.append(f"@r{i} x\n{body}\n+\n{quals}\n")
+        else:
+            out.append(f">r{i} x\n" + "\n".join(body[j:j + 60]
+                                                for j in range(0, len(body), 60)) + "\n")
+    return "".join(out).encode()
+
+
+def _write_tmp(data: bytes) -> str:
+    import tempfile
+    f = tempfile.NamedTemporaryFile(delete=False, suffix=".fa")
+    f.write(data)
+    f.close()
+    return f.name
+
+
+def _fastq_starts(data: bytes) -> list[int]:
+    lines = data.split(b"\n")
+    at, out = 0, []
+    for k, line in enumerate(lines):
+        if k % 4 == 0 and line:
+            out.append(at)
+        at += len(line) + 1
+    return out
+
+
+def test_only_a_pipe_is_piped(tmp_path):
+    from fastz.io.sequences import piped
+    os_fifo = tmp_path / "fifo"
+    import os
+    os.mkfifo(os_fifo)
+    (tmp_path / "r.fa").write_text(">r\nACGT\n")
+    assert piped(str(os_fifo)) and piped(f"{os_fifo}[multiple]")
+    assert not piped(str(tmp_path / "r.fa")) and not piped(None)
+    assert not piped(str(tmp_path / "missing.fa"))
+
+
+@pytest.fixture(scope="module")
+def big_stream(pair):
+    """Over a block (4 MB) of plain reads, then records the bulk reading leaves to the
+    record-by-record one (a long record, a digit, a blank line, an empty record), then
+    plain reads again."""
+    genome = first_record(pair / "target.fa")
+    reads = simulate_reads(genome, 27000, 150, seed=24)
+    more = simulate_reads(genome, 300, 150, seed=25)
+    odd = (f">long\n{genome[5000:11000]}\n>digit\n{genome[20000:20100]}7"
+           f"{genome[20100:20200]}\n>blank\n{genome[30000:30150]}\n\n{genome[30150:30300]}\n"
+           f">empty\n")
+    data = (reads + odd + more).encode()
+    assert len(reads) > plainreads.BLOCK
+    return data
+
+
+@pytest.mark.parametrize("case", ["map", "lav-odd", "fastq-sam", "gzip-fastq",
+                                  "small"])
+def test_piped_reads_as_lastz_reading_the_pipe(pair, big_stream, case):
+    """A query file piped (``/dev/stdin``) goes in bulk as it comes; where it turns out
+    not plain, record by record from there on.  lastz reads the same pipe."""
+    data = {"map": lambda: (pair / "sal.fa").read_bytes(),
+            "lav-odd": lambda: big_stream,
+            "fastq-sam": lambda: (pair / "eco.fq").read_bytes(),
+            "gzip-fastq": lambda: (pair / "eco.fq").read_bytes(),
+            "small": lambda: (pair / "eco.fa").read_bytes()[:900]}[case]()
+    words = {"map": ["target.fa[multiple]", "/dev/stdin", *MAP],
+             "lav-odd": ["target.fa", "/dev/stdin", *MAP[:-1]],
+             "fastq-sam": ["target.fa", "/dev/stdin", "--format=sam", "--ambiguous=iupac"],
+             "gzip-fastq": ["target.fa", "/dev/stdin", "--ambiguous=iupac", "--workers=1"],
+             "small": ["target.fa[multiple]", "/dev/stdin", *MAP, "--ambiguous=iupac"],
+             }[case]
+    lz = run_program("lastz", [w for w in words if not w.startswith("--workers")], pair,
+                     stdin=data)
+    fz = run_program("fastz", words, pair,
+                     stdin=gzip.compress(data) if case.startswith("gzip") else data)
+    assert lz.returncode == 0 and fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert fz.stderr == lz.stderr
+    assert lz.stdout.count(b"\n") > (1 if case == "small" else 50)
+
+
+def test_a_bad_record_late_in_a_pipe_fails_the_run_in_one_line(pair, big_stream):
+    """Found by the record-by-record reading that takes over from the bulk one: the
+    error lastz gives, after the output of records before it (a pipe is read once)."""
+    data = big_stream + b">bad\nACGTJACGT\n"
+    words = ["target.fa[multiple]", "/dev/stdin", *MAP]
+    lz = run_program("lastz", words, pair, stdin=data)
+    fz = run_program("fastz", [*words, "--workers=1"], pair, stdin=data)
+    assert lz.returncode != 0 and fz.returncode == 1
+    assert b"Traceback" not in fz.stderr
+    assert fz.stderr.decode().strip().splitlines()[-1].startswith("fastz: bad fasta character")
+    assert fz.stdout.count(b"\n") > 1000 and lz.stdout.startswith(fz.stdout)

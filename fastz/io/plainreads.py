@@ -182,42 +182,118 @@ class PlainReads:
     records: int
     bases: int
     kind: str = "fasta"
+    #: (never: a file found plain is plain to its end; see StreamedReads)
+    rest = None
+
+    def pieces(self, max_bytes: int, max_records: int):
+        return chunks(self.path, max_bytes, max_records, self.kind)
+
+
+class _Check:
+    """The plainness check (module docstring) carried through a file, block by block."""
+
+    def __init__(self, kind: str, allow_iupac: bool):
+        self.kind = kind
+        self.letters = _letters(allow_iupac)
+        self.st = np.zeros(8, np.int64)
+        self.header = np.zeros(MAX_HEADER, np.uint8)
+        if kind == "fasta":
+            self.st[_LINE_START] = 1
+
+    def block(self, data: bytes) -> bool:
+        arr = np.frombuffer(data, np.uint8)
+        if self.kind == "fastq":
+            return _scan_fastq_block(arr, self.letters, self.st, self.header)
+        return _scan_block(arr, self.letters, self.st)
+
+    def ended(self) -> bool:
+        """Whether the file may end here (the last record whole), once the last block
+        has been checked."""
+        st = self.st
+        if self.kind == "fastq":
+            # the file ends after a record's qualities (with a line break or not)
+            return bool((st[_Q_LINE] == 0 and st[_Q_LEN] == 0) or (
+                st[_Q_LINE] == 3 and st[_Q_LEN] > 0 and _end_fastq_record(st)))
+        return not st[_IN_HEADER] and _end_record(st)
+
+    def counts(self) -> tuple[int, int]:
+        """(records, bases) checked."""
+        st = self.st
+        if self.kind == "fastq":
+            return int(st[_Q_RECORDS]), int(st[_Q_TOTAL])
+        return int(st[_RECORDS]), int(st[_TOTAL])
 
 
 def scan(path: str, allow_iupac: bool) -> PlainReads | None:
     """The file at ``path`` as PlainReads when it is plainly FASTA or FASTQ (module
     docstring), else None.  Reads it once, in blocks."""
-    letters = _letters(allow_iupac)
-    st = np.zeros(8, np.int64)
-    header = np.zeros(MAX_HEADER, np.uint8)
     size = 0
     try:
         with _open(path) as f:
             block = f.read(BLOCK)
-            kind = "fastq" if block[:1] == b"@" else "fasta"
-            if kind == "fasta":
-                st[_LINE_START] = 1
+            check = _Check("fastq" if block[:1] == b"@" else "fasta", allow_iupac)
             while block:
                 size += len(block)
-                arr = np.frombuffer(block, np.uint8)
-                if not (_scan_fastq_block(arr, letters, st, header) if kind == "fastq"
-                        else _scan_block(arr, letters, st)):
+                if not check.block(block):
                     return None
                 block = f.read(BLOCK)
     except (OSError, EOFError, zlib.error):
         return None                 # (read record by record: its message)
-    if size < MIN_FILE:
+    if size < MIN_FILE or not check.ended():
         return None
-    if kind == "fastq":
-        # the file ends after a record's qualities (with a line break or not)
-        ended = (st[_Q_LINE] == 0 and st[_Q_LEN] == 0) or (
-            st[_Q_LINE] == 3 and st[_Q_LEN] > 0 and _end_fastq_record(st))
-        if not ended:
-            return None
-        return PlainReads(path, int(st[_Q_RECORDS]), int(st[_Q_TOTAL]), "fastq")
-    if st[_IN_HEADER] or not _end_record(st):
-        return None
-    return PlainReads(path, int(st[_RECORDS]), int(st[_TOTAL]))
+    return PlainReads(path, *check.counts(), check.kind)
+
+
+class StreamedReads:
+    """A reads file that can be read only once (a pipe: ``/dev/stdin``, ``<(zcat
+    reads.fa.gz)``), read in bulk as it comes: each block is checked as ``scan``
+    checks a whole file before its records go out in chunks.  From a block that is
+    not plainly FASTA or FASTQ on (or a file under MIN_FILE bytes), the record-by-
+    record reading takes over: ``rest`` is then (the bytes read but not sent on, the
+    stream, the first of their records' numbers).  The records before are read alike
+    either way, as in a plain file.
+
+    ``stream``: the file's bytes (through gzip where it is gzip'd)."""
+
+    records = None
+
+    def __init__(self, stream, path: str, allow_iupac: bool):
+        self.path = path
+        self.stream = stream
+        self.allow_iupac = allow_iupac
+        self.first = stream.read(max(BLOCK, MIN_FILE))
+        self.kind = "fastq" if self.first[:1] == b"@" else "fasta"
+        #: at most this many bases where the whole file came in the first block
+        #: (the work may be too small to fork workers for), else None
+        self.bases = len(self.first) if len(self.first) < BLOCK else None
+        self.rest = None
+        self.failed = b""
+        if len(self.first) < MIN_FILE:
+            self.rest = (self.first, stream, 1)
+
+    def pieces(self, max_bytes: int, max_records: int):
+        if self.rest is not None:
+            return iter(())
+        return _pieces(self._blocks(), max_bytes, max_records, self.kind, self._stop)
+
+    def _blocks(self):
+        """The stream's blocks, each once it is found plain; None where one is not."""
+        check = _Check(self.kind, self.allow_iupac)
+        data, self.first = self.first, b""
+        while data:
+            if not check.block(data):
+                self.failed = data
+                yield None
+                return
+            yield data
+            data = self.stream.read(BLOCK)
+        if not check.ended():
+            yield None
+            return
+        yield b""
+
+    def _stop(self, pending: bytes, contig: int) -> None:
+        self.rest = (pending + self.failed, self.stream, contig)
 
 
 def _open(path: str):
@@ -240,40 +316,56 @@ def _letters(allow_iupac: bool) -> np.ndarray:
 def chunks(path: str, max_bytes: int, max_records: int, kind: str = "fasta"):
     """(bytes, first record's number) of consecutive chunks of whole records of a
     plain file, each up to ``max_bytes`` (one record at least) and ``max_records``."""
+    with _open(path) as f:
+        yield from _pieces(_file_blocks(f), max_bytes, max_records, kind)
+
+
+def _file_blocks(f):
+    while True:
+        data = f.read(BLOCK)
+        yield data
+        if not data:
+            return
+
+
+def _pieces(blocks, max_bytes: int, max_records: int, kind: str, stop=None):
+    """``chunks`` of a plain file's ``blocks`` (an empty one at the end).  A block None
+    stops them: ``stop(the bytes read but not sent, their first record's number)``."""
     contig = 1
     pending = b""
-    with _open(path) as f:
-        while True:
-            data = f.read(BLOCK)
-            buf = pending + data
-            if not buf:
-                return
-            arr = np.frombuffer(buf, np.uint8)
-            if kind == "fastq":
-                # a record every four lines (a quality line may start with '@'); the
-                # last line may lack its break at the end of the file
-                ends = np.flatnonzero(arr == _LF)[3::4] + 1
-                starts = np.concatenate(([0], ends))
-                if not data and starts[-1] < len(buf):
-                    starts = np.append(starts, len(buf))
-            else:
-                # (in a plain FASTA file every '>' starts a record)
-                starts = np.flatnonzero(arr == _GT)
-                if not data:
-                    starts = np.append(starts, len(buf))
-            # (the last record may go on in the next block)
-            bounds = starts
-            n = bounds.shape[0] - 1
-            i = 0
-            while i < n:
-                j = int(np.searchsorted(bounds, bounds[i] + max_bytes, "right")) - 1
-                j = max(i + 1, min(j, n, i + max_records))
-                yield buf[bounds[i]:bounds[j]], contig
-                contig += j - i
-                i = j
+    for data in blocks:
+        if data is None:
+            stop(pending, contig)
+            return
+        buf = pending + data
+        if not buf:
+            return
+        arr = np.frombuffer(buf, np.uint8)
+        if kind == "fastq":
+            # a record every four lines (a quality line may start with '@'); the
+            # last line may lack its break at the end of the file
+            ends = np.flatnonzero(arr == _LF)[3::4] + 1
+            starts = np.concatenate(([0], ends))
+            if not data and starts[-1] < len(buf):
+                starts = np.append(starts, len(buf))
+        else:
+            # (in a plain FASTA file every '>' starts a record)
+            starts = np.flatnonzero(arr == _GT)
             if not data:
-                return
-            pending = buf[bounds[n]:]
+                starts = np.append(starts, len(buf))
+        # (the last record may go on in the next block)
+        bounds = starts
+        n = bounds.shape[0] - 1
+        i = 0
+        while i < n:
+            j = int(np.searchsorted(bounds, bounds[i] + max_bytes, "right")) - 1
+            j = max(i + 1, min(j, n, i + max_records))
+            yield buf[bounds[i]:bounds[j]], contig
+            contig += j - i
+            i = j
+        if not data:
+            return
+        pending = buf[bounds[n]:]
 
 
 @njit(cache=True, nogil=True)

@@ -19,7 +19,7 @@ import io
 import itertools
 import sys
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator
 
 import numpy as np
@@ -33,7 +33,7 @@ from .seqnames import read_names_file, short_name, subset_match_name, whitespace
 from .specifiers import SeqSpec, parse_specifier
 
 __all__ = ["SeqSpec", "parse_specifier", "load_target", "iter_queries", "scan_queries",
-           "check_queries", "rereadable",
+           "check_queries", "rereadable", "piped", "read_once", "resumed_queries",
            "reverse_complement", "reverse_complement_sequence"]
 
 STDIN_NAME = "(stdin)"
@@ -116,6 +116,52 @@ class _Checked:
         self.f.close()
 
 
+def open_binary(path: str):
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise InputError(f'failed to open "{path}" for "rb" ({exc.strerror})') from None
+
+
+def _gunzipped(stream: _Checked, filename: str) -> _Checked | None:
+    """``stream`` read through gzip where it holds gzip data, else None."""
+    if stream.peek(2)[:2] == b"\x1f\x8b":
+        return _Checked(gzip.open(stream, "rb"), filename)
+    return None
+
+
+def read_once(path: str) -> _Checked:
+    """A query file that can be read only once (``piped``), opened as the record-by-
+    record reading opens it (its errors, through gzip where it is gzip'd)."""
+    stream = _Checked(open_binary(path), path)
+    return _gunzipped(stream, path) or stream
+
+
+class _Resumed(io.RawIOBase):
+    """Bytes already read from a stream, then the rest of the stream."""
+
+    def __init__(self, head: bytes, stream):
+        self.head = memoryview(head)
+        self.stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        if self.head.nbytes:
+            n = min(len(b), self.head.nbytes)
+            b[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
+        data = self.stream.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
+
 def _seekable(stream) -> bool:
     """Whether LASTZ's ``test_rewindability`` would pass (a file, not a pipe)."""
     try:
@@ -127,7 +173,8 @@ def _seekable(stream) -> bool:
 class _SequenceFile:
     """Records of one specifier's file, in LASTZ's order, with subset and subsample."""
 
-    def __init__(self, spec: SeqSpec, opts, filename: str, stream=None):
+    def __init__(self, spec: SeqSpec, opts, filename: str, stream=None,
+                 unzipped: bool = False):
         self.spec = spec
         self.filename = filename
         self.allow_iupac = bool(getattr(opts, "ambiguous_iupac", False))
@@ -140,11 +187,7 @@ class _SequenceFile:
         if spec.backward:
             raise InputError(f"(for {filename}) the backward action is not supported by fastz")
         if stream is None:
-            try:
-                stream = open(spec.path, "rb")
-            except OSError as exc:
-                raise InputError(f'failed to open "{spec.path}" for "rb" '
-                                 f"({exc.strerror})") from None
+            stream = open_binary(spec.path)
         self.handle = stream
         if not hasattr(stream, "peek"):
             stream = io.BufferedReader(stream)
@@ -153,8 +196,9 @@ class _SequenceFile:
         self.rewinds = _seekable(stream) and spec.subset is None and \
             spec.chores is None and \
             not (spec.subsample and spec.subsample[0] > 1 and spec.subsample[1] > 1)
-        if stream.peek(2)[:2] == b"\x1f\x8b":      # gzip: read through it (LASTZ can't)
-            stream = _Checked(gzip.open(stream, "rb"), filename)
+        gunzipped = None if unzipped else _gunzipped(stream, filename)
+        if gunzipped is not None:                # (LASTZ can't read gzip)
+            stream = gunzipped
             self.rewinds = False
         self.reader = None
         self.kind = spec.format or self._detect(stream)
@@ -505,14 +549,17 @@ def iter_queries(spec: str | None, opts, on_load=None) -> Iterator[Sequence]:
     (LASTZ warns about them on stderr when loading).  ``on_load(seq)`` is called for
     every sequence loaded, empty ones included (``--progress``).
     """
-    src = _open(spec, opts)
+    return _queries(_holding_a_sequence(_open(spec, opts)), on_load)
+
+
+def _holding_a_sequence(src: _SequenceFile) -> _SequenceFile:
     try:
         if not src.has_another():
             raise InputError(f"query file {src.filename} contains no sequence")
     except BaseException:
         src.close()
         raise
-    return _queries(src, on_load)
+    return src
 
 
 def chores_path(spec_text: str | None, opts) -> str | None:
@@ -600,6 +647,33 @@ def rereadable(spec: str | None) -> bool:
         return stat.S_ISREG(os.stat(parse_specifier(spec).path).st_mode)
     except (AttributeError, OSError, ValueError, io.UnsupportedOperation, InputError):
         return False
+
+
+def piped(spec: str | None) -> bool:
+    """Whether the query file named is a pipe (``/dev/stdin`` from one, ``<(zcat
+    ...)``, a FIFO): read once, as it comes."""
+    import os
+    import stat
+    try:
+        return spec is not None and stat.S_ISFIFO(os.stat(parse_specifier(spec).path).st_mode)
+    except (OSError, ValueError, InputError):
+        return False
+
+
+def resumed_queries(spec: str, opts, head: bytes, stream, contig: int,
+                    kind: str) -> Iterator[Sequence]:
+    """The query sequences of a piped file (``read_once``) from its record ``contig``
+    on, read record by record: ``head`` (the bytes read from ``stream`` already, from
+    that record's start) then the rest of ``stream``.  The records before were read
+    in bulk (``io.plainreads.StreamedReads``) and were ``kind``; the file's start
+    told it."""
+    parsed = parse_specifier(spec)
+    if contig > 1:
+        parsed = replace(parsed, format=kind)
+    src = _SequenceFile(parsed, opts, parsed.path, unzipped=True,
+                        stream=io.BufferedReader(_Resumed(head, stream)))
+    src.contig = contig - 1
+    return _queries(_holding_a_sequence(src) if contig == 1 else src)
 
 
 def scan_queries(spec: str | None, opts) -> Iterator[Sequence]:

@@ -521,8 +521,9 @@ class Aligner:
 
     @functools.cached_property
     def plain_reads(self):
-        """The query file as ``io.plainreads.PlainReads`` where the run reads it in bulk
-        and aligns it chunk by chunk (``reads.packed_results``), else None."""
+        """The query file as ``io.plainreads.PlainReads`` (``StreamedReads`` for a
+        pipe) where the run reads it in bulk and aligns it chunk by chunk
+        (``reads.packed_results``), else None."""
         from .reads import plain_reads
         return plain_reads(self)
 
@@ -645,13 +646,16 @@ class Aligner:
         from ..io.sequences import iter_queries
         return iter_queries(self.opts.query, self.opts, on_load=self.progress)
 
-    def query_strands(self):
-        """(strands, strand buffers, strand ids) of each query, in file order; with
-        ``--chores``, of each chore (its query's strand buffers carry the chore)."""
+    def query_strands(self, queries=None):
+        """(strands, strand buffers, strand ids) of each query, in file order (of
+        ``queries`` where given); with ``--chores``, of each chore (its query's strand
+        buffers carry the chore)."""
         from ..io.sequences import reverse_complement_sequence
 
         strands = _strands(self.opts)
-        for query, chore in self._queries_or_chores():
+        pairs = (self._queries_or_chores() if queries is None
+                 else ((q, None) for q in queries))
+        for query, chore in pairs:
             kept = strands
             if chore is not None:
                 # LASTZ's first stage (the strand --strand makes it) is the chore's
@@ -680,13 +684,32 @@ class Aligner:
         report = None if self.progress is None else self.progress.chore
         return iter_chores(self.opts.query, self.opts, self.chores, on_chore=report)
 
+    def units(self, queries=None):
+        """(strand buffer, strand) of each query strand, in order (of ``queries``
+        where given)."""
+        for strands, bufs, _ in self.query_strands(queries):
+            for strand in strands:
+                yield bufs[strand], strand
+
+    def unit_results(self, units, workers: int) -> Iterator[StrandResult]:
+        """The results of ``units`` (``units()``), in order, in ``workers`` processes
+        (here where the input is tiny)."""
+        held = [""]
+        if workers > 1:
+            first = _strands(self.opts)[0]
+            ahead, rest = self._read_ahead(
+                _saying(units, held), lambda item: len(item[0][0]) if item[0][1] == first else 0)
+            if rest is None:
+                # the whole input is tiny: starting worker processes costs more
+                # than the alignment itself
+                yield from self._in_batches(ahead, held)
+            else:
+                yield from self._in_workers(itertools.chain(ahead, rest), workers, held)
+        else:
+            yield from self._in_batches(_saying(units, held), held)
+
     def _results(self) -> Iterator[StrandResult]:
         from .parallel import resolve_workers
-
-        def units():
-            for strands, bufs, _ in self.query_strands():
-                for strand in strands:
-                    yield bufs[strand], strand
 
         workers = resolve_workers(self.opts.workers) if self.backend == "cpu" else 1
         if self.opts.segments_file is not None:
@@ -721,20 +744,8 @@ class Aligner:
             # many reads in a plain FASTA file: read in bulk (pipeline.reads)
             from .reads import packed_results
             yield from packed_results(self, self.plain_reads, workers)
-        elif workers > 1:
-            first = _strands(self.opts)[0]
-            held = [""]
-            ahead, rest = self._read_ahead(
-                _saying(units(), held), lambda item: len(item[0][0]) if item[0][1] == first else 0)
-            if rest is None:
-                # the whole input is tiny: starting worker processes costs more
-                # than the alignment itself
-                yield from self._in_batches(ahead, held)
-            else:
-                yield from self._in_workers(itertools.chain(ahead, rest), workers, held)
         else:
-            held = [""]
-            yield from self._in_batches(_saying(units(), held), held)
+            yield from self.unit_results(self.units(), workers)
         if self.segments is not None:
             self.segments.finish()
 

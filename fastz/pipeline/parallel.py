@@ -333,7 +333,7 @@ def _pooled(aligner, jobs, workers: int):
     _ALIGNER = aligner
     if aligner.opts.gapped:
         aligner.padded_target()             # (made once, shared by the workers' pages)
-    if aligner.plain_reads is not None:
+    if aligner.batch_search:
         aligner.present_keys                # (the same, where reads are searched in batches)
     _RENDER = aligner.strand_renderer()
     ctx = mp.get_context("fork")

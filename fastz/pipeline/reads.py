@@ -14,26 +14,33 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..io.plainreads import (PlainReads, chunks, record_sequence, scan, strand_buffers,
-                             strand_quals)
+from ..io.plainreads import (PlainReads, StreamedReads, record_sequence, scan,
+                             strand_buffers, strand_quals)
 from ..io.specifiers import SeqSpec, parse_specifier
 from ..records import StrandResult
 
 
-def plain_reads(aligner) -> PlainReads | None:
+def plain_reads(aligner) -> PlainReads | StreamedReads | None:
     """The query file as PlainReads where ``aligner``'s run can take it in bulk: a
     rereadable plain FASTA or FASTQ file named with no action ([...]), strands searched in
     batches, and nothing said per record or strand on stderr (--progress,
-    --verbosity); else None."""
-    from ..io.sequences import rereadable
+    --verbosity); a piped file so named, as StreamedReads (opened: the run must read
+    it then); else None."""
+    from ..io.sequences import piped, read_once, rereadable
     o = aligner.opts
     if (not aligner.batch_search or o.query is None or aligner.progress is not None
-            or (o.extra or {}).get("verbosity", 0) >= 1 or not rereadable(o.query)):
+            or (o.extra or {}).get("verbosity", 0) >= 1):
         return None
     spec = parse_specifier(o.query)
     if spec != SeqSpec(spec=spec.spec, path=spec.path):
         return None
-    plain = scan(spec.path, bool(getattr(o, "ambiguous_iupac", False)))
+    iupac = bool(getattr(o, "ambiguous_iupac", False))
+    if piped(o.query) and not _prints_query_quals(o):
+        # (with quals2, whether it is FASTQ would be known only once read)
+        return StreamedReads(read_once(spec.path), spec.path, iupac)
+    if not rereadable(o.query):
+        return None
+    plain = scan(spec.path, iupac)
     if plain is not None and plain.kind != "fastq" and _prints_query_quals(o):
         return None         # (LASTZ refuses the first query; a FASTA read reports nothing)
     return plain
@@ -98,9 +105,8 @@ def packed_results(aligner, plain: PlainReads, workers: int) -> Iterator[StrandR
     from . import _strands
     from .parallel import BATCH_BASES, BATCH_UNITS, parallel_chunks
     per = len(_strands(aligner.opts))
-    pieces = chunks(plain.path, max(1, BATCH_BASES // per), max(1, BATCH_UNITS // per),
-                    plain.kind)
-    if workers > 1 and not aligner.small_work(plain.bases):
+    pieces = plain.pieces(max(1, BATCH_BASES // per), max(1, BATCH_UNITS // per))
+    if workers > 1 and (plain.bases is None or not aligner.small_work(plain.bases)):
         outcomes = parallel_chunks(aligner, pieces, workers)
     else:
         outcomes = (align_chunk(aligner, chunk, first) for chunk, first in pieces)
@@ -113,3 +119,10 @@ def packed_results(aligner, plain: PlainReads, workers: int) -> Iterator[StrandR
         carry = (carry[0] + n - len(results), carry[1] + n_bases - reported)
         for _, res in results:
             yield res
+    if plain.rest is not None:
+        # a piped file not plain from here on: the rest is read record by record
+        from ..io.sequences import resumed_queries
+        head, stream, contig = plain.rest
+        queries = resumed_queries(aligner.opts.query, aligner.opts, head, stream, contig,
+                                  plain.kind)
+        yield from aligner.unit_results(aligner.units(queries), workers)

@@ -406,15 +406,46 @@ def _fastq_starts(data: bytes) -> list[int]:
     return out
 
 
-def test_only_a_pipe_is_piped(tmp_path):
-    from fastz.io.sequences import piped
-    os_fifo = tmp_path / "fifo"
+def test_a_pipe_is_read_as_a_stream(pair, tmp_path, monkeypatch):
+    import io
     import os
-    os.mkfifo(os_fifo)
+    import threading
+    from fastz.io.sequences import piped
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
     (tmp_path / "r.fa").write_text(">r\nACGT\n")
-    assert piped(str(os_fifo)) and piped(f"{os_fifo}[multiple]")
+    assert piped(str(fifo)) and piped(f"{fifo}[multiple]")
     assert not piped(str(tmp_path / "r.fa")) and not piped(None)
     assert not piped(str(tmp_path / "missing.fa"))
+    data = (pair / "sal.fa").read_bytes()
+
+    def feed(path):
+        with open(path, "wb") as f:
+            f.write(data)
+    target = str(pair / "target.fa")
+    writer = threading.Thread(target=feed, args=(fifo,))
+    writer.start()
+    got = Aligner(parse_lastz_argv([target, str(fifo)])).plain_reads
+    writer.join()
+    assert isinstance(got, plainreads.StreamedReads) and got.rest is None
+    # stdin, no query file named
+    r, w = os.pipe()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(os.fdopen(r, "rb")))
+    writer = threading.Thread(target=feed, args=(w,))
+    writer.start()
+    assert piped(None)
+    got = Aligner(parse_lastz_argv([target])).plain_reads
+    writer.join()
+    assert isinstance(got, plainreads.StreamedReads) and got.path == "(stdin)"
+    # ... not with quals2 (whether it is FASTQ would be known only once read)
+    writer = threading.Thread(target=feed, args=(fifo,))
+    writer.start()
+    got = Aligner(parse_lastz_argv([target, str(fifo), "--format=general:quals2"])
+                  ).plain_reads
+    with open(fifo, "rb") as f:              # (the pipe left unread: the writer ends)
+        f.read()
+    writer.join()
+    assert got is None
 
 
 @pytest.fixture(scope="module")
@@ -434,20 +465,26 @@ def big_stream(pair):
 
 
 @pytest.mark.parametrize("case", ["map", "lav-odd", "fastq-sam", "gzip-fastq",
-                                  "small"])
+                                  "small", "stdin-lav", "stdin-odd"])
 def test_piped_reads_as_lastz_reading_the_pipe(pair, big_stream, case):
-    """A query file piped (``/dev/stdin``) goes in bulk as it comes; where it turns out
-    not plain, record by record from there on.  lastz reads the same pipe."""
+    """A query file piped (``/dev/stdin``, or stdin with no query file named) goes in
+    bulk as it comes; where it turns out not plain, record by record from there on.
+    lastz reads the same pipe."""
     data = {"map": lambda: (pair / "sal.fa").read_bytes(),
             "lav-odd": lambda: big_stream,
             "fastq-sam": lambda: (pair / "eco.fq").read_bytes(),
             "gzip-fastq": lambda: (pair / "eco.fq").read_bytes(),
-            "small": lambda: (pair / "eco.fa").read_bytes()[:900]}[case]()
+            "small": lambda: (pair / "eco.fa").read_bytes()[:900],
+            "stdin-lav": lambda: (pair / "eco.fa").read_bytes(),
+            "stdin-odd": lambda: big_stream}[case]()
     words = {"map": ["target.fa[multiple]", "/dev/stdin", *MAP],
              "lav-odd": ["target.fa", "/dev/stdin", *MAP[:-1]],
              "fastq-sam": ["target.fa", "/dev/stdin", "--format=sam", "--ambiguous=iupac"],
              "gzip-fastq": ["target.fa", "/dev/stdin", "--ambiguous=iupac", "--workers=1"],
              "small": ["target.fa[multiple]", "/dev/stdin", *MAP, "--ambiguous=iupac"],
+             # (no query file named: stdin)
+             "stdin-lav": ["target.fa", "--ambiguous=iupac", "--workers=1"],
+             "stdin-odd": ["target.fa[multiple]", *MAP],
              }[case]
     lz = run_program("lastz", [w for w in words if not w.startswith("--workers")], pair,
                      stdin=data)

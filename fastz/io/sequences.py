@@ -34,6 +34,7 @@ from .specifiers import SeqSpec, parse_specifier
 
 __all__ = ["SeqSpec", "parse_specifier", "load_target", "iter_queries", "scan_queries",
            "check_queries", "rereadable", "piped", "read_once", "resumed_queries",
+           "query_specifier",
            "reverse_complement", "reverse_complement_sequence"]
 
 STDIN_NAME = "(stdin)"
@@ -113,7 +114,8 @@ class _Checked:
         return self.f.seekable()
 
     def close(self) -> None:
-        self.f.close()
+        if self.f is not sys.stdin.buffer:
+            self.f.close()
 
 
 def open_binary(path: str):
@@ -130,11 +132,16 @@ def _gunzipped(stream: _Checked, filename: str) -> _Checked | None:
     return None
 
 
-def read_once(path: str) -> _Checked:
-    """A query file that can be read only once (``piped``), opened as the record-by-
-    record reading opens it (its errors, through gzip where it is gzip'd)."""
-    stream = _Checked(open_binary(path), path)
-    return _gunzipped(stream, path) or stream
+def read_once(spec: str | None) -> _Checked:
+    """The query file (None: stdin) where it can be read only once (``piped``), opened
+    as the record-by-record reading opens it (its errors, through gzip where it is
+    gzip'd)."""
+    if spec is None:
+        stream = _Checked(sys.stdin.buffer, STDIN_NAME)
+    else:
+        path = parse_specifier(spec).path
+        stream = _Checked(open_binary(path), path)
+    return _gunzipped(stream, stream.filename) or stream
 
 
 class _Resumed(io.RawIOBase):
@@ -493,11 +500,16 @@ def _partitioned(src: _SequenceFile, records: list[_Record]) -> Sequence:
                     revcomp=spec.revcomp, partitions=partitions, quals=quals)
 
 
+def query_specifier(spec_text: str | None) -> SeqSpec:
+    """The query's specifier; None: stdin's (no query file named)."""
+    return SeqSpec(spec="", path=STDIN_NAME) if spec_text is None \
+        else parse_specifier(spec_text)
+
+
 def _open(spec_text: str | None, opts) -> _SequenceFile:
+    spec = query_specifier(spec_text)
     if spec_text is None:
-        return _SequenceFile(SeqSpec(spec="", path=STDIN_NAME), opts, STDIN_NAME,
-                             stream=sys.stdin.buffer)
-    spec = parse_specifier(spec_text)
+        return _SequenceFile(spec, opts, STDIN_NAME, stream=sys.stdin.buffer)
     return _SequenceFile(spec, opts, spec.path)
 
 
@@ -650,24 +662,26 @@ def rereadable(spec: str | None) -> bool:
 
 
 def piped(spec: str | None) -> bool:
-    """Whether the query file named is a pipe (``/dev/stdin`` from one, ``<(zcat
+    """Whether the query file is a pipe (stdin or ``/dev/stdin`` from one, ``<(zcat
     ...)``, a FIFO): read once, as it comes."""
     import os
     import stat
     try:
-        return spec is not None and stat.S_ISFIFO(os.stat(parse_specifier(spec).path).st_mode)
-    except (OSError, ValueError, InputError):
+        mode = (os.fstat(sys.stdin.buffer.fileno()) if spec is None
+                else os.stat(parse_specifier(spec).path)).st_mode
+        return stat.S_ISFIFO(mode)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation, InputError):
         return False
 
 
-def resumed_queries(spec: str, opts, head: bytes, stream, contig: int,
+def resumed_queries(spec: str | None, opts, head: bytes, stream, contig: int,
                     kind: str) -> Iterator[Sequence]:
     """The query sequences of a piped file (``read_once``) from its record ``contig``
     on, read record by record: ``head`` (the bytes read from ``stream`` already, from
     that record's start) then the rest of ``stream``.  The records before were read
     in bulk (``io.plainreads.StreamedReads``) and were ``kind``; the file's start
     told it."""
-    parsed = parse_specifier(spec)
+    parsed = query_specifier(spec)
     if contig > 1:
         parsed = replace(parsed, format=kind)
     src = _SequenceFile(parsed, opts, parsed.path, unzipped=True,

@@ -16,7 +16,8 @@ from typing import Iterator
 
 from ..io.plainreads import (PlainReads, StreamedReads, record_sequence, scan,
                              strand_buffers, strand_quals)
-from ..io.specifiers import SeqSpec, parse_specifier
+from ..io.sequences import query_specifier
+from ..io.specifiers import SeqSpec
 from ..records import StrandResult
 
 
@@ -28,17 +29,17 @@ def plain_reads(aligner) -> PlainReads | StreamedReads | None:
     it then); else None."""
     from ..io.sequences import piped, read_once, rereadable
     o = aligner.opts
-    if (not aligner.batch_search or o.query is None or aligner.progress is not None
+    if (not aligner.batch_search or aligner.progress is not None
             or (o.extra or {}).get("verbosity", 0) >= 1):
         return None
-    spec = parse_specifier(o.query)
+    spec = query_specifier(o.query)
     if spec != SeqSpec(spec=spec.spec, path=spec.path):
         return None
     iupac = bool(getattr(o, "ambiguous_iupac", False))
     if piped(o.query) and not _prints_query_quals(o):
         # (with quals2, whether it is FASTQ would be known only once read)
-        return StreamedReads(read_once(spec.path), spec.path, iupac)
-    if not rereadable(o.query):
+        return StreamedReads(read_once(o.query), spec.path, iupac)
+    if o.query is None or not rereadable(o.query):
         return None
     plain = scan(spec.path, iupac)
     if plain is not None and plain.kind != "fastq" and _prints_query_quals(o):
@@ -76,7 +77,7 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
         trivial = aligner.trivial_lengths
         picked.update(k for k, n in enumerate(lengths.tolist()) if n in trivial)
     picked = sorted(picked)
-    spec = parse_specifier(o.query)
+    spec = query_specifier(o.query)
     keep_arrow = (o.extra or {}).get("laj") is not False     # (as sequences reads it)
     units = [(record_sequence(cat[offsets[k]:offsets[k + 1]], b"", first + k // per, spec,
                               spec.path, keep_arrow, named=False, kind=kind), strands[k % per])

@@ -49,9 +49,10 @@ def running_max8(typingctx, ws, src, dst, u, carry):
     """Eight cells of a running maximum over row ``src`` of the int32 2-D ``ws``.
 
     Writes ``ws[dst, u + k] = max(carry, ws[src, u], ..., ws[src, u + k - 1])`` (the
-    maximum each cell is entered with) for k = 0..7 and returns the maximum after
-    the eighth cell, ``max(carry, ws[src, u:u + 8])``, as int32.  No bounds check:
-    ``u + 8`` must not pass the end of the rows.
+    maximum each cell is entered with) for k = 0..8 and returns the maximum after
+    the eighth cell, ``max(carry, ws[src, u:u + 8])`` (the ninth value written: what
+    the next eight cells enter with), as int32.  No bounds check: ``u + 9`` must not
+    pass the end of the rows.
     """
     if not (isinstance(ws, types.Array) and ws.ndim == 2 and ws.dtype == types.int32
             and all(isinstance(t, types.Integer) for t in (src, dst, u, carry))):
@@ -84,9 +85,14 @@ def running_max8(typingctx, ws, src, dst, u, carry):
         cv = builder.insert_element(ir.Constant(vec, ir.Undefined), c, i32(0))
         cv = builder.shuffle_vector(cv, cv, mask([0] * LANES))
         incl = vmax(x, cv)
-        # entered-with values: the inclusive scan shifted one lane, the carry first
-        excl = builder.shuffle_vector(incl, cv, mask([LANES] + list(range(LANES - 1))))
-        builder.store(excl, builder.bitcast(dst_p, vec.as_pointer()), align=4)
-        return builder.extract_element(incl, i32(LANES - 1))
+        # entered-with values: the carry, then the inclusive scan one cell on (a
+        # store one lane later, not a shuffle: these shuffles bound the loop)
+        builder.store(c, dst_p, align=4)
+        after = builder.gep(dst_p, [i32(1)])
+        builder.store(incl, builder.bitcast(after, vec.as_pointer()), align=4)
+        # the maximum after the eighth cell as max(the scan's last lane, carry): a
+        # scalar compare, where the last lane of ``incl`` put the broadcast, the
+        # vector maximum and two extractions between one carry and the next
+        return vmax(builder.extract_element(x, i32(LANES - 1)), c)
 
     return sig, codegen

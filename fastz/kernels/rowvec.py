@@ -225,7 +225,7 @@ def sweep_row_vec(cc, dd, w0, B, b0, sub, a, col, hi, prev_ly, LY, best, Y, E, O
                   N, trim, boundary, tb, t0, tw, mk, masked, stamp, ws, wl):
     """``dpcells.sweep_row`` with the same arguments and results, in passes.
 
-    ``ws`` (int32[N_LANES, >= hi - col]) and ``wl`` (uint8[>= hi - col]) are scratch.
+    ``ws`` (int32[N_LANES, > hi - col]) and ``wl`` (uint8[>= hi - col]) are scratch.
     No array views are taken: each would cost two atomic reference-count updates
     per row, which in a row of a few hundred cells is not negligible (measured).
     """

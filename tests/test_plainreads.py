@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import drop_version
-from parity_cases import run_pair, run_program
+from parity_cases import fastz_env, program_argv, run_pair, run_program
 from readsim import first_record, simulate_reads
 from fastz.io import plainreads
 from fastz.io.sequences import iter_queries, reverse_complement_sequence
@@ -507,3 +507,33 @@ def test_a_bad_record_late_in_a_pipe_fails_the_run_in_one_line(pair, big_stream)
     assert b"Traceback" not in fz.stderr
     assert fz.stderr.decode().strip().splitlines()[-1].startswith("fastz: bad fasta character")
     assert fz.stdout.count(b"\n") > 1000 and lz.stdout.startswith(fz.stdout)
+
+
+def test_stdin_redirected_from_a_file_in_bulk(pair):
+    """``fastz target.fa < reads.fa``: the file read in bulk (scanned, then chunked,
+    through a fresh descriptor of stdin's file), as lastz reads stdin."""
+    import subprocess
+    import sys
+    words = ["target.fa[multiple]", *MAP, "--ambiguous=iupac"]
+    probe = ("import sys; from fastz.lastz_args import parse_lastz_argv; "
+             "from fastz.pipeline import Aligner; "
+             "print(type(Aligner(parse_lastz_argv(sys.argv[1:])).plain_reads).__name__)")
+    with open(pair / "eco.fa", "rb") as fh:
+        kind = subprocess.run([sys.executable, "-c", probe, *words], stdin=fh, cwd=pair,
+                              capture_output=True, check=True,
+                              env=fastz_env()).stdout.strip()
+    assert kind == b"PlainReads"
+    with open(pair / "eco.fa", "rb") as fh:
+        fh.read(1)                  # (read from already: the record-by-record reading)
+        kind = subprocess.run([sys.executable, "-c", probe, *words], stdin=fh, cwd=pair,
+                              capture_output=True, check=True,
+                              env=fastz_env()).stdout.strip()
+    assert kind == b"NoneType"
+    outs = []
+    for program in ("lastz", "fastz"):
+        with open(pair / "eco.fa", "rb") as fh:
+            res = subprocess.run([*program_argv(program), *words], stdin=fh, cwd=pair,
+                                 capture_output=True, timeout=600, env=fastz_env())
+        assert res.returncode == 0, res.stderr.decode()[-300:]
+        outs.append(drop_version(res.stdout))
+    assert outs[0] == outs[1] and outs[0].count(b"\n") > 50

@@ -34,7 +34,7 @@ from .specifiers import SeqSpec, parse_specifier
 
 __all__ = ["SeqSpec", "parse_specifier", "load_target", "iter_queries", "scan_queries",
            "check_queries", "rereadable", "piped", "read_once", "resumed_queries",
-           "query_specifier",
+           "query_specifier", "stdin_file",
            "reverse_complement", "reverse_complement_sequence"]
 
 STDIN_NAME = "(stdin)"
@@ -672,6 +672,23 @@ def piped(spec: str | None) -> bool:
         return stat.S_ISFIFO(mode)
     except (AttributeError, OSError, ValueError, io.UnsupportedOperation, InputError):
         return False
+
+
+def stdin_file() -> str | None:
+    """A path that opens stdin's file afresh at its start, where stdin is redirected
+    from a regular file and has not been read yet (Linux's ``/proc/self/fd/0``:
+    each open starts at the beginning, unlike a shared descriptor); else None."""
+    import os
+    path = "/proc/self/fd/0"
+    try:
+        fd = sys.stdin.buffer.fileno()
+        st, here = os.fstat(fd), os.stat(path)
+        if fd != 0 or os.lseek(fd, 0, os.SEEK_CUR) != 0 or \
+                (st.st_dev, st.st_ino) != (here.st_dev, here.st_ino):
+            return None
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return path if rereadable(None) else None
 
 
 def resumed_queries(spec: str | None, opts, head: bytes, stream, contig: int,

@@ -23,11 +23,11 @@ from ..records import StrandResult
 
 def plain_reads(aligner) -> PlainReads | StreamedReads | None:
     """The query file as PlainReads where ``aligner``'s run can take it in bulk: a
-    rereadable plain FASTA or FASTQ file named with no action ([...]), strands searched in
-    batches, and nothing said per record or strand on stderr (--progress,
-    --verbosity); a piped file so named, as StreamedReads (opened: the run must read
-    it then); else None."""
-    from ..io.sequences import piped, read_once, rereadable
+    rereadable plain FASTA or FASTQ file named with no action ([...]) or redirected to
+    stdin, strands searched in batches, and nothing said per record or strand on
+    stderr (--progress, --verbosity); a piped file (stdin too) as StreamedReads
+    (opened: the run must read it then); else None."""
+    from ..io.sequences import piped, read_once, rereadable, stdin_file
     o = aligner.opts
     if (not aligner.batch_search or aligner.progress is not None
             or (o.extra or {}).get("verbosity", 0) >= 1):
@@ -39,9 +39,10 @@ def plain_reads(aligner) -> PlainReads | StreamedReads | None:
     if piped(o.query) and not _prints_query_quals(o):
         # (with quals2, whether it is FASTQ would be known only once read)
         return StreamedReads(read_once(o.query), spec.path, iupac)
-    if o.query is None or not rereadable(o.query):
+    path = stdin_file() if o.query is None else spec.path if rereadable(o.query) else None
+    if path is None:
         return None
-    plain = scan(spec.path, iupac)
+    plain = scan(path, iupac)
     if plain is not None and plain.kind != "fastq" and _prints_query_quals(o):
         return None         # (LASTZ refuses the first query; a FASTA read reports nothing)
     return plain

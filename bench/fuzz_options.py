@@ -12,6 +12,7 @@ succeeded.  Mismatches go to the report (one line each, with the command to repr
     python bench/fuzz_options.py --trials 60 --stderr      # stderr must match too
     python bench/fuzz_options.py --trials 60 --reads 400   # simulated reads as the query
     python bench/fuzz_options.py --trials 60 --reads 400 --fastq          # ... as FASTQ
+    python bench/fuzz_options.py --trials 60 --reads 400 --pipe           # ... piped
 
 A trial where lastz itself fails is a match only if fastz fails too (messages may differ).
 """
@@ -194,6 +195,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fastq", action="store_true",
                     help="with --reads: the reads as FASTQ, with formats printing their "
                          "qualities drawn more often")
+    ap.add_argument("--pipe", action="store_true",
+                    help="with --reads: both programs read the reads through a pipe "
+                         "(/dev/stdin): the bulk reading of a stream")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
     reads_dir = Path(tempfile.mkdtemp()) if args.reads else None
@@ -212,10 +216,15 @@ def main(argv=None) -> int:
             if args.fastq and rng.random() < 0.4:
                 words = [w for w in words if not w.startswith("--format")]
                 words.append(f"--format={rng.choice(QUALS_FORMATS)}")
+        feed = None
+        if args.pipe and reads_dir is not None and words[1] != "--self":
+            feed = Path(words[1]).read_bytes()
+            words[1] = "/dev/stdin"
         start = time.perf_counter()
         try:
-            lz = run_program(lastz, words, cwd, timeout=args.timeout)
-            fz = run_program(fastz, words + args.fastz.split(), cwd, timeout=args.timeout)
+            lz = run_program(lastz, words, cwd, stdin=feed, timeout=args.timeout)
+            fz = run_program(fastz, words + args.fastz.split(), cwd, stdin=feed,
+                             timeout=args.timeout)
         except subprocess.TimeoutExpired:
             print(f"{trial}\tTIMEOUT\t(pairs/{pair}) lastz {' '.join(words)}", file=out,
                   flush=True)

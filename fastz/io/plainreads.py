@@ -255,8 +255,6 @@ class StreamedReads:
 
     ``stream``: the file's bytes (through gzip where it is gzip'd)."""
 
-    records = None
-
     def __init__(self, stream, path: str, allow_iupac: bool):
         self.path = path
         self.stream = stream

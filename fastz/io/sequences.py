@@ -508,9 +508,8 @@ def query_specifier(spec_text: str | None) -> SeqSpec:
 
 def _open(spec_text: str | None, opts) -> _SequenceFile:
     spec = query_specifier(spec_text)
-    if spec_text is None:
-        return _SequenceFile(spec, opts, STDIN_NAME, stream=sys.stdin.buffer)
-    return _SequenceFile(spec, opts, spec.path)
+    return _SequenceFile(spec, opts, spec.path,
+                         stream=sys.stdin.buffer if spec_text is None else None)
 
 
 def _load_next(src: _SequenceFile) -> Sequence | None:
@@ -679,16 +678,17 @@ def stdin_file() -> str | None:
     from a regular file and has not been read yet (Linux's ``/proc/self/fd/0``:
     each open starts at the beginning, unlike a shared descriptor); else None."""
     import os
+    import stat
     path = "/proc/self/fd/0"
     try:
         fd = sys.stdin.buffer.fileno()
         st, here = os.fstat(fd), os.stat(path)
-        if fd != 0 or os.lseek(fd, 0, os.SEEK_CUR) != 0 or \
-                (st.st_dev, st.st_ino) != (here.st_dev, here.st_ino):
+        if fd != 0 or not stat.S_ISREG(st.st_mode) or os.lseek(fd, 0, os.SEEK_CUR) != 0 \
+                or (st.st_dev, st.st_ino) != (here.st_dev, here.st_ino):
             return None
     except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
         return None
-    return path if rereadable(None) else None
+    return path
 
 
 def resumed_queries(spec: str | None, opts, head: bytes, stream, contig: int,

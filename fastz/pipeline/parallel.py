@@ -289,6 +289,7 @@ def parallel_results(aligner, units: Iterator[tuple[Sequence, str]],
 def parallel_chunks(aligner, pieces, workers: int):
     """``reads.align_chunk``'s outcome for each (chunk, first record) of ``pieces``,
     in ``workers`` processes, in order."""
+    aligner.present_keys            # (made once before the fork, shared by the workers' pages)
     jobs = ((None, _align_chunk, (chunk, first, workers)) for chunk, first in pieces)
     for _, ((out, n, bases), stats) in _pooled(aligner, jobs, workers):
         _merge_stats(aligner.stats, stats)
@@ -333,8 +334,6 @@ def _pooled(aligner, jobs, workers: int):
     _ALIGNER = aligner
     if aligner.opts.gapped:
         aligner.padded_target()             # (made once, shared by the workers' pages)
-    if aligner.batch_search:
-        aligner.present_keys                # (the same, where reads are searched in batches)
     _RENDER = aligner.strand_renderer()
     ctx = mp.get_context("fork")
     _BUSY, _TOTAL = ctx.Value("i", 0), workers

@@ -3,6 +3,7 @@ import gzip
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 # GPU twins run on the CUDA simulator unless a real device is asked for; this must be
@@ -23,6 +24,15 @@ def _require_lastz():
     if LASTZ is None:
         pytest.fail("lastz is not installed (apt-get install lastz lastz-examples); "
                     "parity tests cannot run without it")
+
+
+@pytest.fixture(autouse=True)
+def _switch_interval():
+    """The simulator's tests shorten the interpreter's thread switch interval (its
+    barriers poll threads); put it back after each test."""
+    before = sys.getswitchinterval()
+    yield
+    sys.setswitchinterval(before)
 
 
 @pytest.fixture(scope="session")

@@ -167,6 +167,38 @@ def _small_case(seed, n, k, Y):
     return T, Q, sides, Y
 
 
+@needs_sim
+def test_simulator_gives_a_block_one_shared_array_per_line():
+    """numba-cuda's simulator fills a block's shared arrays into a dict without a lock:
+    a thread preempted between look-up and store let the next one make a second array,
+    and lanes exchanging through different arrays diverged (a CI run hung in the warp
+    inspector's test).  fastz locks it (device.lock_simulator_shared_arrays): threads
+    released together must all get the one array of each line, and two lines two."""
+    import threading
+    from numba.cuda.simulator import kernelapi
+    sys.setswitchinterval(1e-6)                      # preempt often (conftest restores)
+    split = 0
+    for _ in range(200):
+        sh = kernelapi.FakeCUDAShared(0)
+        got = [None] * 16
+        gate = threading.Barrier(16)
+
+        def lane(i):
+            gate.wait()
+            a = sh.array((4, 32), np.int64)
+            b = sh.array(8, np.uint8)
+            got[i] = (a, b)
+
+        threads = [threading.Thread(target=lane, args=(i,)) for i in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        split += len({id(a) for a, _ in got}) + len({id(b) for _, b in got}) > 2
+        assert got[0][0].shape == (4, 32) and got[0][1].shape == (8,)
+    assert split == 0
+
+
 @pytest.mark.parametrize("trim", [True, False])
 def test_thread_inspector_and_executor_match_twins(small_blocks, trim):
     T, Q, sides, Y = _small_case(5, 160, 4, 9400)

@@ -23,6 +23,46 @@ def simulated() -> bool:
     return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
 
+_SHARED_LOCK = None
+
+
+def lock_simulator_shared_arrays() -> None:
+    """Make the simulator's ``cuda.shared.array`` give every thread of a block the same
+    array.  numba-cuda's simulator keys a block's shared arrays by the calling line in
+    a dict it fills without a lock: a thread preempted between its look-up and its
+    store lets the next thread create a second array.  Lanes that then exchange through
+    different arrays read uninitialised memory, diverge and can loop for ever (a CI run
+    hung in the warp inspector's test).  Same key (file, line), now under a lock."""
+    global _SHARED_LOCK
+    if _SHARED_LOCK is not None:
+        return
+    import threading
+    import numpy as np
+    try:
+        from numba.core import types
+        from numba.cuda.simulator import kernelapi
+        from numba.np import numpy_support
+    except ImportError:                          # pragma: no cover - no simulator here
+        return
+    _SHARED_LOCK = lock = threading.Lock()
+    unlocked = kernelapi.FakeCUDAShared.array
+
+    def array(self, shape, dtype, alignment=None):
+        if shape == 0 or alignment is not None:      # dynamic shared memory: no key
+            return unlocked(self, shape, dtype, alignment)
+        if isinstance(dtype, types.Type):
+            dtype = numpy_support.as_dtype(dtype)
+        caller = sys._getframe(1)
+        key = (caller.f_code.co_filename, caller.f_lineno)
+        with lock:
+            res = self._allocations.get(key)
+            if res is None:
+                res = self._allocations[key] = np.empty(shape, dtype)
+        return res
+
+    kernelapi.FakeCUDAShared.array = array
+
+
 def twin() -> bool:
     """True when FASTZ_GPU_ENGINE=twin: the GPU path runs its kernels' CPU twins."""
     return os.environ.get("FASTZ_GPU_ENGINE", "") == "twin"

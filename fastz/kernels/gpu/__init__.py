@@ -6,3 +6,7 @@ thread) and the pruned executor, ``warp`` the row-parallel inspector (one warp
 per extension), ``resolve`` the host-side exact resolution in LASTZ's order.
 cupy is never imported here (see ``fastz.kernels.device``).
 """
+from ..device import lock_simulator_shared_arrays, simulated
+
+if simulated():
+    lock_simulator_shared_arrays()

@@ -26,11 +26,12 @@ def _require_lastz():
                     "parity tests cannot run without it")
 
 
-@pytest.fixture(autouse=True)
-def _switch_interval():
-    """The simulator's tests shorten the interpreter's thread switch interval (its
-    barriers poll threads); put it back after each test."""
+@pytest.fixture
+def short_switches():
+    """numba's CUDA simulator runs a Python thread per CUDA thread and its barriers poll
+    them: switch threads every 0.1 ms (not 5) during the test, then put it back."""
     before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
     yield
     sys.setswitchinterval(before)
 

@@ -4,8 +4,6 @@ and raw-hit counts of the sequential CPU search (kernels.filtering.search_strand
 in its order, for every hit processor they take, across windows and chunks."""
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
 
@@ -99,10 +97,10 @@ def _tiny_pair():
 SIM_CASES = [CASES[0], ("12of19", 0, False, False, 28, None), CASES[1], CASES[4], CASES[5]]
 
 
+@pytest.mark.usefixtures("short_switches")
 @pytest.mark.parametrize("case", SIM_CASES, ids=lambda c: "-".join(map(str, c)))
 def test_gpu_kernels_under_the_simulator_equal_cpu_search(case, monkeypatch):
     """The cuda kernels themselves (simulator), windows of 128 ends, chunks of 32 hits."""
-    sys.setswitchinterval(1e-4)
     monkeypatch.setattr(gpu_seeding, "SIM_WINDOW", 128)
     monkeypatch.setattr(gpu_seeding, "SIM_CAP", 32)
     t, q = _tiny_pair()

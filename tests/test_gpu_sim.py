@@ -33,6 +33,7 @@ from fastz.kernels.ydrop import padded                  # noqa: E402
 
 REAL = os.environ.get("FASTZ_TEST_REAL_GPU") == "1"
 needs_sim = pytest.mark.skipif(REAL, reason="simulator-only test")
+pytestmark = pytest.mark.usefixtures("short_switches")
 OPS = "MID"
 
 
@@ -176,7 +177,7 @@ def test_simulator_gives_a_block_one_shared_array_per_line():
     released together must all get the one array of each line, and two lines two."""
     import threading
     from numba.cuda.simulator import kernelapi
-    sys.setswitchinterval(1e-6)                      # preempt often (conftest restores)
+    sys.setswitchinterval(1e-6)                      # preempt often (short_switches restores)
     split = 0
     for _ in range(200):
         sh = kernelapi.FakeCUDAShared(0)
@@ -230,7 +231,6 @@ def test_thread_inspector_flags_match_twins(small_blocks):
 def test_warp_inspector_matches_twin(seed, n, Y, width):
     """Row-parallel mapping (max-plus scan, prefix-max pruning) == the sequential sweep."""
     from fastz.kernels.gpu import warp
-    sys.setswitchinterval(1e-4)                      # simulator barriers poll threads
     T, Q, sides, Y = _small_case(seed, n, 2, Y)
     cpu = Batch(T, Q, sides, width=width).inspect(X.inspect_cpu, Y=Y)
     gpu = Batch(T, Q, sides, width=width).inspect(warp.inspect_warp_gpu, Y=Y)
@@ -240,7 +240,6 @@ def test_warp_inspector_matches_twin(seed, n, Y, width):
 @needs_sim
 def test_warp_inspector_flags_match_twin():
     from fastz.kernels.gpu import warp
-    sys.setswitchinterval(1e-4)
     T, Q, sides, _ = _small_case(4, 40, 0, 600)
     flagged = 0
     for kw in (dict(tb_cells=150), dict(width=32), dict()):
@@ -272,7 +271,6 @@ def test_diag_inspector_matches_twin():
     """Anti-diagonal mapping (32-row strips swept in checked passes) == the sequential
     sweep: every output field, per-row record and eager op.  The cases must make the
     checks reject passes (a strip swept more than once) and cross strips."""
-    sys.setswitchinterval(1e-4)
     strips = passes = 0
     for seed, n, Y, width in DIAG_CASES:
         T, Q, sides, Y = _small_case(seed, n, 2, Y)
@@ -292,7 +290,6 @@ def test_diag_result_does_not_depend_on_the_first_guess(bias, reach):
     checks must reject every wrong row (cells pruned by a floor that is too high, live
     cells under the true floor, rows stopped before the true bound) and the passes
     must converge to the sequential sweep."""
-    sys.setswitchinterval(1e-4)
     wrong = 0
     for seed, n, Y, width in DIAG_CASES[1:5]:
         T, Q, sides, Y = _small_case(seed, n, 2, Y)
@@ -309,7 +306,6 @@ def test_diag_prolonged_insertions_keep_lastz_d_values():
     value LASTZ gives a prolonged insertion (C - OE, not that of a swept cell): a lane
     that swept live cells past the true bound of the row above must be rejected.  (The
     case was found by ``bench/diag_stress.py --harsh --seed 7`` with that check removed.)"""
-    sys.setswitchinterval(1e-4)
     harsh = np.where(SUB > 0, SUB, -600).astype(SUB.dtype)
     t, q = make_pair(995500, 105, rate_indel=0.2, ns=True)
     T, Q = np.frombuffer(t, np.uint8), np.frombuffer(q, np.uint8)
@@ -324,7 +320,6 @@ def test_diag_prolonged_insertions_keep_lastz_d_values():
 @needs_sim
 def test_diag_inspector_flags_match_twin():
     """Work buffer overflow and LASTZ's traceback budget, found at a row inside a strip."""
-    sys.setswitchinterval(1e-4)
     T, Q, sides, _ = _small_case(4, 40, 0, 600)
     flagged = 0
     for kw in (dict(tb_cells=150), dict(tb_cells=700), dict(width=32), dict()):
@@ -355,7 +350,6 @@ def test_warp_executor_matches_twin(seed, Y, width):
     the row's right bound from the inspector's record: ignoring the record changes
     link bytes in each of them (checked with a mutated twin)."""
     from fastz.kernels.gpu import warp
-    sys.setswitchinterval(1e-4)
     T, Q, sides = _executor_case(seed)
     b = Batch(T, Q, sides, width=width).inspect(X.inspect_cpu, Y=Y)
     ex_cpu, tb_cpu = b.execute(X.execute_cpu, Y=Y)
@@ -472,7 +466,6 @@ def test_gpu_backend_warp_mapping_end_to_end(tmp_path, capsys, monkeypatch, mapp
     """The warp mappings (row-parallel inspector and executor; anti-diagonal inspector with
     the row-parallel executor) through the whole --backend=gpu path, on a 120 bp homolog
     pair: sides past the eager corner go through the warp executor."""
-    sys.setswitchinterval(1e-4)
     monkeypatch.setenv("FASTZ_GPU_MAPPING", mapping)
     t, q = make_pair(17, 120, rate_sub=0.04, rate_indel=0.01)
     (tmp_path / "t.fa").write_bytes(b">t\n" + t + b"\n")

@@ -156,6 +156,9 @@ class Alignments:
     ops_start: np.ndarray         # int64[n+1]: ops of alignment k are ops[ops_start[k]:ops_start[k+1]]
     ops: np.ndarray               # uint64: (run_length << 4) | OP_*
     kind: str = "gapped"          # "gapped" | "hsp" | "hit": LAV percent identity differs
+    # (matches, ACGT pairs) per alignment (AlnView.identity), where counted with the
+    # table; a new table made from this one (subset, concat, ...) counts them again
+    identity: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return int(self.beg1.shape[0])

@@ -58,3 +58,38 @@ def test_identity_of_a_whole_table_is_each_alignments():
                                views[0].t, views[0].q, BITS)
     assert list(zip(m.tolist(), d.tolist())) == [v.identity_by_columns() for v in views]
     assert len(set(m.tolist())) > 10
+
+
+def test_views_of_a_table_and_their_identity():
+    """``AlnViews``: iterating (columns as lists) gives the views indexing gives, and
+    ``with_identity`` (one kernel call for the table, or the counts that came with it)
+    gives each view the identity of its own columns."""
+    from fastz.io.alignview import views
+    from fastz.records import Alignments
+    rng = np.random.default_rng(12)
+    first = _random_view(rng)
+    vs = [first] + [_random_view(rng) for _ in range(40)]
+    starts = np.cumsum([0] + [v.ops.shape[0] for v in vs]).astype(np.int64)
+    col = lambda name: np.array([getattr(v, name) for v in vs], np.int64)  # noqa: E731
+    alns = Alignments(col("beg1"), col("end1"), col("beg2"), col("end2"),
+                      np.arange(len(vs), dtype=np.int64) * 7, starts,
+                      np.concatenate([v.ops for v in vs]))
+    want = [AlnView(first.t, first.q, v.beg1, v.end1, v.beg2, v.end2, 0, v.ops, False)
+            for v in vs]
+    expect = [v.identity_by_columns() for v in want]
+    assert len(set(expect)) > 10
+    table = views(alns, first.t, first.q, False)
+    indexed = [table[k] for k in range(len(vs))]
+    for got in (list(table), indexed):
+        assert [(v.beg1, v.end1, v.beg2, v.end2, v.score) for v in got] == \
+            [(v.beg1, v.end1, v.beg2, v.end2, 7 * k) for k, v in enumerate(want)]
+        assert all(np.array_equal(a.ops, b.ops) for a, b in zip(got, want))
+        assert all(type(v.score) is int and type(v.beg1) is int for v in got)
+    assert [v.identity for v in views(alns, first.t, first.q, False).with_identity()] == expect
+    # counts that came with the table are taken as they are
+    m = np.array([e[0] for e in expect], np.int64)
+    d = np.array([e[1] for e in expect], np.int64)
+    alns.identity = (m + 1000, d)
+    assert [v.identity for v in views(alns, first.t, first.q, False).with_identity()] == \
+        [(a + 1000, b) for a, b in expect]
+    assert [v.identity for v in views(alns, first.t, first.q, False)] == expect

@@ -14,6 +14,7 @@ Mirrors, in spirit: ``edit_script.c`` (``edit_script_run_of_subs``,
 """
 from __future__ import annotations
 
+import bisect
 from collections import abc
 from dataclasses import dataclass
 from functools import cached_property
@@ -98,6 +99,9 @@ class SeqInfo:
         else:
             self._whole = None
             self._cache: dict[int, Place] = {}
+            # (bisect on a list: Partitions.locate's searchsorted costs microseconds
+            # a scalar, and place is asked once per alignment)
+            self._offsets = self.parts.offset.tolist()
 
     @property
     def partitioned(self) -> bool:
@@ -126,7 +130,7 @@ class SeqInfo:
         """The (sub-)sequence holding buffer index ``pos0`` (LASTZ's lookup_partition)."""
         if self.parts is None:
             return self._whole
-        return self.part(int(self.parts.locate(int(pos0))))
+        return self.part(bisect.bisect_right(self._offsets, pos0) - 1)
 
     def true_lengths(self, pos0: np.ndarray) -> np.ndarray:
         """``place(p).true_len`` of each buffer index in ``pos0``."""
@@ -389,9 +393,31 @@ class AlnViews(abc.Sequence):
 
     def __init__(self, alns: Alignments, t: np.ndarray, q: np.ndarray, is_hsp: bool):
         self.alns, self.t, self.q, self.is_hsp = alns, t, q, is_hsp
+        self._identity = None
 
     def __len__(self) -> int:
         return len(self.alns)
+
+    def with_identity(self) -> "AlnViews":
+        """The same views, each given its ``identity`` from one kernel call over the
+        whole table (for a short read's alignment a call per view costs several times
+        the counting); returns self."""
+        a = self.alns
+        if self._identity is None and len(a):
+            if a.identity is not None:
+                m, d = a.identity
+            else:
+                from ..kernels.alnstats import identity_counts_all
+                m, d = identity_counts_all(a.ops, a.ops_start, a.beg1, a.beg2, self.t,
+                                           self.q, BITS)
+            self._identity = list(zip(m.tolist(), d.tolist()))
+        return self
+
+    def _view(self, k: int, b1, e1, b2, e2, score, ops) -> AlnView:
+        v = AlnView(self.t, self.q, b1, e1, b2, e2, score, ops, self.is_hsp)
+        if self._identity is not None:
+            v.__dict__["identity"] = self._identity[k]      # (cached_property's slot)
+        return v
 
     def __getitem__(self, k: int) -> AlnView:
         a = self.alns
@@ -399,11 +425,18 @@ class AlnViews(abc.Sequence):
             raise IndexError(k)
         k %= len(a)
         ops = a.ops[a.ops_start[k]:a.ops_start[k + 1]].astype(np.uint64)
-        return AlnView(self.t, self.q, a.beg1[k], a.end1[k], a.beg2[k], a.end2[k],
-                       a.score[k], ops, self.is_hsp)
+        return self._view(k, a.beg1[k], a.end1[k], a.beg2[k], a.end2[k], a.score[k], ops)
 
     def __iter__(self):
-        return (self[k] for k in range(len(self)))
+        # (the columns as lists once: indexing numpy arrays per view cost more than the
+        # rest of making it; the edit scripts are slices of one uint64 array)
+        a = self.alns
+        ops = np.asarray(a.ops, np.uint64)
+        starts = a.ops_start.tolist()
+        cols = zip(a.beg1.tolist(), a.end1.tolist(), a.beg2.tolist(), a.end2.tolist(),
+                   a.score.tolist(), starts[:-1], starts[1:])
+        for k, (b1, e1, b2, e2, score, o0, o1) in enumerate(cols):
+            yield self._view(k, b1, e1, b2, e2, score, ops[o0:o1])
 
 
 def views(alns: Alignments, t: np.ndarray, q: np.ndarray, is_hsp: bool) -> AlnViews:

@@ -197,6 +197,7 @@ class GeneralWriter(Writer):
         super().__init__(*args, **kw)
         self.fields, self.diff_chars = split_keys(self.spec.keys)
         self.layout, self.line_end = _layout(self.fields)
+        self.counts_identity = bool(IDENTITY_KEYS.intersection(self.fields))
         self.prev_names = ("", "")
         if "K" in self.fields and self.target.quals is None:
             raise InputError(f"{self.target.filename} has no base-call qualities "
@@ -247,6 +248,8 @@ class GeneralWriter(Writer):
 
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         out = []
+        if self.counts_identity:
+            vs = vs.with_identity()
         for v in vs:
             if v.is_hsp:
                 self.require_forward_target("print_genpaf_match")
@@ -480,6 +483,9 @@ def _chore(c) -> str:
 def _score(c) -> str:
     return score_text(c.v.score, c.w.opts.double_scores)
 
+
+#: the field codes that print an alignment's identity counts (AlnView.identity)
+IDENTITY_KEYS = frozenset("Ikimuvw")
 
 #: field code -> its text for one alignment (LASTZ's print_genpaf_align /
 #: print_genpaf_match, one case each); a code not here prints nothing

@@ -59,6 +59,8 @@ class AxtWriter(Writer):
         self.require_forward_target("print_axt_match" if vs[0].is_hsp else "print_axt_align")
         number = self.number
         out = []
+        if self.spec.variant == "+":
+            vs = vs.with_identity()
         for v in vs:
             p1 = self.tinfo.place(v.beg1)
             p2 = qinfo.place(v.beg2)
@@ -101,6 +103,8 @@ class MafWriter(Writer):
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         out = []
         comments = self.spec.variant == "+"
+        if comments:
+            vs = vs.with_identity()
         rev1, rev2 = self.tinfo.rev, qinfo.rev
         for v in vs:
             if v.is_hsp:

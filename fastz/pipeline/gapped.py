@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 
+from ..io.alignview import BITS
+from ..kernels.alnstats import identity_counts_all
 from ..kernels.bounds import (
     A_END1, A_END2, A_FIRST, A_LAST, A_OPS0, A_OPSN, A_POS1, A_POS2, A_SCORE, A_TRIV,
 )
@@ -288,6 +290,10 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
         mask = keep(table, strand, qcat, qoff)
         if not mask.all():
             table, strand = table.subset(mask), strand[mask]
+    # the identity counts the writers print, for the whole batch in one call (a call
+    # per read's strand cost more than the counting)
+    matches, pairs = identity_counts_all(table.ops, table.ops_start, table.beg1,
+                                         table.beg2 + qoff[strand], target.chars, qcat, BITS)
     ns = len(queries)
     rstart = np.searchsorted(strand, np.arange(ns + 1))
     tstart = np.searchsorted(trunc[:, 0], np.arange(ns + 1))
@@ -304,7 +310,8 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
         alns = Alignments(beg1=table.beg1[r0:r1], end1=table.end1[r0:r1],
                           beg2=table.beg2[r0:r1], end2=table.end2[r0:r1],
                           score=table.score[r0:r1], ops_start=ostart[r0:r1 + 1] - o0,
-                          ops=table.ops[o0:ostart[r1]], kind="gapped")
+                          ops=table.ops[o0:ostart[r1]], kind="gapped",
+                          identity=(matches[r0:r1], pairs[r0:r1]))
         out.append((alns, trunc[t0:t1, 1:]))
     return out
 

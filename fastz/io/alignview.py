@@ -192,9 +192,10 @@ class AlnView:
         merge into one run; indel operations are taken one at a time, so an
         insertion next to a deletion gives a step with run 0.
         """
-        ops = self.ops
-        kinds = (ops & 0xF).tolist()
-        lens = (ops >> 4).tolist()
+        # (a read's script is a run or a few: list arithmetic, not numpy calls)
+        vals = self.ops.tolist()
+        kinds = [x & 0xF for x in vals]
+        lens = [x >> 4 for x in vals]
         n = len(kinds)
         h, w = self.height, self.width
         steps = []

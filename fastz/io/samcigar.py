@@ -44,7 +44,7 @@ class SamWriter(Writer):
         self.strand_header(None)
 
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
-        self.require_forward_target("print_sam_match" if vs[0].is_hsp else "print_sam_align")
+        self.require_forward_target("print_sam_match" if vs.is_hsp else "print_sam_align")
         soft = self.spec.variant == "soft"
         clip = "S" if soft else "H"
         out = []

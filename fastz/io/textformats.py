@@ -56,7 +56,7 @@ class AxtWriter(Writer):
         self.out.write("\n".join(threshold_comment_lines(self, maf=False)) + "\n")
 
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
-        self.require_forward_target("print_axt_match" if vs[0].is_hsp else "print_axt_align")
+        self.require_forward_target("print_axt_match" if vs.is_hsp else "print_axt_align")
         number = self.number
         out = []
         if self.spec.variant == "+":

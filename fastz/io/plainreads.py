@@ -26,7 +26,6 @@ from __future__ import annotations
 import gzip
 import zlib
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 from numba import njit
@@ -500,21 +499,26 @@ def strand_quals(chunk: bytes, quals, record: int, strand: str) -> np.ndarray | 
     return (line[::-1] if strand == "-" else line).copy()
 
 
-def record_sequence(chars: np.ndarray, header: bytes, contig: int, spec, filename: str,
-                    keep_arrow: bool, named: bool = True, kind: str = "fasta") -> Sequence:
-    """The Sequence the record-by-record reading makes of a plain record (``fasta.
-    read_fasta_record``, then ``sequences._single``), with ``chars`` as its strand
-    buffer (the minus strand's too: it is a copy of the plus one's other fields).
-    ``named=False``: the same with an empty name and header (named later, where the
-    strand reports anything: most reads' never do)."""
-    if not named:
-        return Sequence(chars=chars, name="", header="", filename=filename, contig=contig,
-                        start=0, true_length=chars.shape[0], revcomp=False)
-    from .sequences import _Record, _single
+def record_sequence(chars: np.ndarray, contig: int, filename: str) -> Sequence:
+    """The Sequence the record-by-record reading makes of plain record number ``contig``
+    (``fasta.read_fasta_record``, then ``sequences._single``), with ``chars`` as its
+    strand buffer (the minus strand's too: it is a copy of the plus one's other
+    fields), but with an empty name and header: a strand is made before it is known
+    to report anything, and most reads' never do (``record_names`` names those that
+    do).  (A plain file is named with no action, so nothing is masked or reversed.)"""
+    return Sequence(chars=chars, name="", header="", filename=filename, contig=contig,
+                    start=0, true_length=chars.shape[0], revcomp=False)
+
+
+def record_names(header: bytes, contig: int, spec, keep_arrow: bool,
+                 kind: str = "fasta") -> tuple[str, str]:
+    """(name, header) of plain record number ``contig``, whose header line is
+    ``header`` (after its '>' or '@'), as the record-by-record reading gives them
+    (``sequences._names_of``)."""
+    from .sequences import _names_of, _Record
     if kind == "fastq":                 # (fasta._fastq_header: the line after '@')
         name = text(header)
     else:
         head = header if keep_arrow else header.lstrip(b" \t")
         name = (">" if keep_arrow else "") + text(head)
-    rec = _Record(name, chars, chars.shape[0], 1, contig)
-    return _single(SimpleNamespace(spec=spec, kind=kind, filename=filename), rec)
+    return _names_of(_Record(name, None, 0, 1, contig), spec, kind)

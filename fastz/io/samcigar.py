@@ -71,7 +71,7 @@ class SamWriter(Writer):
                 cigar = f"{pre}{clip}{cigar}"
             if post:
                 cigar = f"{cigar}{post}{clip}"
-            seq = _query_text(v.q, v, p2, soft, UPPER, LOWER, b"n")
+            seq = _query_text(v.q, v, p2, soft, _UPPER_BYTES, _LOWER_BYTES, b"n")
             quals = "*" if qinfo.seq.quals is None else \
                 _query_text(qinfo.seq.quals, v, p2, soft, None, None, b"!")
             line = f"{p2.name}\t{flag}\t{p1.name}\t{start1}\t255\t{cigar}\t*\t0\t0\t{seq}\t{quals}"
@@ -98,9 +98,9 @@ def rg_id_tag(read_group: str) -> str | None:
 def _query_text(buf: np.ndarray, v: AlnView, p2: Place, soft: bool, mid, flank,
                 fill: bytes) -> str:
     """LASTZ print_query_bases (``buf`` the query strand buffer, ``mid``/``flank``
-    UPPER/LOWER) and print_query_quals (``buf`` its qualities, as they are): the
-    aligned part of ``buf`` through the table ``mid``, and with soft clipping the
-    rest of the record on either side through ``flank``."""
+    UPPER/LOWER as translation tables) and print_query_quals (``buf`` its qualities,
+    as they are): the aligned part of ``buf`` through the table ``mid``, and with
+    soft clipping the rest of the record on either side through ``flank``."""
     pos2, length = v.beg2, v.width
     start2 = pos2 - p2.offset + p2.start_loc
     end2 = start2 - 1 + length
@@ -119,8 +119,14 @@ def _query_text(buf: np.ndarray, v: AlnView, p2: Place, soft: bool, mid, flank,
     return b"".join(parts).decode("latin-1")
 
 
-def _through(table, values: np.ndarray) -> bytes:
-    return (values if table is None else table[values]).tobytes()
+#: UPPER and LOWER as ``bytes.translate`` tables (for a read, four times as fast as
+#: indexing the numpy tables)
+_UPPER_BYTES = UPPER.tobytes()
+_LOWER_BYTES = LOWER.tobytes()
+
+
+def _through(table: bytes | None, values: np.ndarray) -> bytes:
+    return values.tobytes() if table is None else values.tobytes().translate(table)
 
 
 class CigarWriter(Writer):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..io.plainreads import (PlainReads, StreamedReads, record_sequence, scan,
-                             strand_buffers, strand_quals)
+from ..io.plainreads import (PlainReads, StreamedReads, record_names, record_sequence,
+                             scan, strand_buffers, strand_quals)
 from ..io.sequences import query_specifier
 from ..io.specifiers import SeqSpec
 from ..records import StrandResult
@@ -80,9 +80,8 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
     picked = sorted(picked)
     spec = query_specifier(o.query)
     keep_arrow = (o.extra or {}).get("laj") is not False     # (as sequences reads it)
-    units = [(record_sequence(cat[offsets[k]:offsets[k + 1]], b"", first + k // per, spec,
-                              spec.path, keep_arrow, named=False, kind=kind), strands[k % per])
-             for k in picked]
+    units = [(record_sequence(cat[offsets[k]:offsets[k + 1]], first + k // per, spec.path),
+              strands[k % per]) for k in picked]
     results = aligner.finish_batch(units, [found[k] for k in picked],
                                    {i: shortfall[k] for i, k in enumerate(picked)
                                     if k in shortfall}, threads)
@@ -91,9 +90,8 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
     reported = [(k, res) for k, res in zip(picked, results) if res.stats or res.n_alignments()]
     for k, res in reported:
         r = k // per
-        named = record_sequence(res.query.chars, chunk[heads[r, 0]:heads[r, 1]], first + r,
-                                spec, spec.path, keep_arrow, kind=kind)
-        res.query.name, res.query.header = named.name, named.header
+        res.query.name, res.query.header = record_names(chunk[heads[r, 0]:heads[r, 1]],
+                                                        first + r, spec, keep_arrow, kind)
         res.query.quals = strand_quals(chunk, quals, r, res.strand)
     return reported, len(lengths), int(lengths.sum()) // per
 

@@ -7,6 +7,7 @@ original-sequence coordinates.
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,9 +30,17 @@ class Partitions:
     contig: np.ndarray            # int64: 1-based index of the record in its file
     names: list[str]              # short names (AXT/MAF/general/...)
     headers: list[str]            # full headers (LAV h stanza)
+    # ``offset`` as a list, made on the first scalar ``locate``
+    _offsets: list | None = field(default=None, init=False, repr=False, compare=False)
 
     def locate(self, pos: np.ndarray | int) -> np.ndarray | int:
         """Index of the sub-sequence holding buffer position(s) ``pos``."""
+        if isinstance(pos, (int, np.integer)):
+            # (a writer asks once per alignment: searchsorted costs microseconds a
+            # scalar, bisect on a list a fraction of one)
+            if self._offsets is None:
+                self._offsets = self.offset.tolist()
+            return bisect.bisect_right(self._offsets, pos) - 1
         return np.searchsorted(self.offset, pos, side="right") - 1
 
     def named_at(self, name: str, pos1based: int) -> int | None:

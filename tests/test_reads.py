@@ -224,7 +224,7 @@ def test_batched_extension_is_the_strand_extension(reads, extra):
     got = gapped.gapped_extend_batch(
         al.target, queries, [h for _, _, h in work], al.scores, o.ydrop, o.gappedthresh,
         stats=batch_stats, keep=partial(backend_filters.strands_mask, target=al.target,
-                                        queries=queries, opts=o), **kw)
+                                        queries=queries, opts=o), count_identity=True, **kw)
     seen = dropped = 0
     for (buf, strand, hsps), (alns, trunc) in zip(work, got):
         anchors = anchors_from_hsps(hsps, al.target.chars, buf.chars, al.scores.sub)

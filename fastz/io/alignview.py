@@ -14,7 +14,6 @@ Mirrors, in spirit: ``edit_script.c`` (``edit_script_run_of_subs``,
 """
 from __future__ import annotations
 
-import bisect
 from collections import abc
 from dataclasses import dataclass
 from functools import cached_property
@@ -99,9 +98,6 @@ class SeqInfo:
         else:
             self._whole = None
             self._cache: dict[int, Place] = {}
-            # (bisect on a list: Partitions.locate's searchsorted costs microseconds
-            # a scalar, and place is asked once per alignment)
-            self._offsets = self.parts.offset.tolist()
 
     @property
     def partitioned(self) -> bool:
@@ -130,7 +126,7 @@ class SeqInfo:
         """The (sub-)sequence holding buffer index ``pos0`` (LASTZ's lookup_partition)."""
         if self.parts is None:
             return self._whole
-        return self.part(bisect.bisect_right(self._offsets, pos0) - 1)
+        return self.part(self.parts.locate(pos0))
 
     def true_lengths(self, pos0: np.ndarray) -> np.ndarray:
         """``place(p).true_len`` of each buffer index in ``pos0``."""
@@ -400,9 +396,9 @@ class AlnViews(abc.Sequence):
         return len(self.alns)
 
     def with_identity(self) -> "AlnViews":
-        """The same views, each given its ``identity`` from one kernel call over the
-        whole table (for a short read's alignment a call per view costs several times
-        the counting); returns self."""
+        """The same views, each given its ``identity`` from the counts that came with
+        the table, or from one kernel call over the whole table (for a short read's
+        alignment a call per view costs several times the counting); returns self."""
         a = self.alns
         if self._identity is None and len(a):
             if a.identity is not None:

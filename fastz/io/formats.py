@@ -62,6 +62,16 @@ class FormatSpec:
     distinguish: bool = False     # ~maf: prefix '~' to name2 when equal to name1
     comments: str = ""            # print_generic style: "" | "#" | "#plain" | "plain"
 
+    @property
+    def prints_identity(self) -> bool:
+        """Whether the output prints each alignment's identity counts (general's
+        identity fields, the axt+ and maf+ comments): then they are counted for a
+        strand's or a batch's whole table at once."""
+        if self.family == "genpaf":
+            from .general import IDENTITY_KEYS, split_keys
+            return bool(IDENTITY_KEYS.intersection(split_keys(self.keys)[0]))
+        return self.family in ("axt", "maf") and self.variant == "+"
+
 
 def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatSpec:
     """Parse the text after ``--format=`` (LASTZ spellings), plus optional field names.
@@ -274,6 +284,8 @@ class Writer:
                 alns = degapify(alns, self.target.chars, q.chars, self.scores.sub)
                 is_hsp = True
             vs = views(alns, self.target.chars, q.chars, is_hsp)
+            if self.spec.prints_identity:
+                vs.with_identity()
             self.strand_header(qinfo)
             self.write_views(qinfo, vs)
             if self.side is not None:

@@ -197,7 +197,6 @@ class GeneralWriter(Writer):
         super().__init__(*args, **kw)
         self.fields, self.diff_chars = split_keys(self.spec.keys)
         self.layout, self.line_end = _layout(self.fields)
-        self.counts_identity = bool(IDENTITY_KEYS.intersection(self.fields))
         self.prev_names = ("", "")
         if "K" in self.fields and self.target.quals is None:
             raise InputError(f"{self.target.filename} has no base-call qualities "
@@ -248,8 +247,6 @@ class GeneralWriter(Writer):
 
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         out = []
-        if self.counts_identity:
-            vs = vs.with_identity()
         for v in vs:
             if v.is_hsp:
                 self.require_forward_target("print_genpaf_match")

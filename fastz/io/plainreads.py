@@ -515,10 +515,10 @@ def record_names(header: bytes, contig: int, spec, keep_arrow: bool,
     """(name, header) of plain record number ``contig``, whose header line is
     ``header`` (after its '>' or '@'), as the record-by-record reading gives them
     (``sequences._names_of``)."""
-    from .sequences import _names_of, _Record
+    from .sequences import _names_of
     if kind == "fastq":                 # (fasta._fastq_header: the line after '@')
         name = text(header)
     else:
         head = header if keep_arrow else header.lstrip(b" \t")
         name = (">" if keep_arrow else "") + text(head)
-    return _names_of(_Record(name, None, 0, 1, contig), spec, kind)
+    return _names_of(name, contig, spec, kind)

@@ -412,11 +412,12 @@ class _SequenceFile:
 # --- from records to a Sequence -----------------------------------------------------
 
 
-def _names_of(rec: _Record, spec: SeqSpec, kind: str) -> tuple[str, str | None]:
-    """(name used in output, header as LAV prints it) of a record (load_sequence_core)."""
-    short = short_name(rec.header, rec.contig, spec.name_parse, spec.namejoin,
+def _names_of(header: str | None, contig: int, spec: SeqSpec,
+              kind: str) -> tuple[str, str | None]:
+    """(name used in output, header as LAV prints it) of record number ``contig``,
+    whose header is ``header`` (load_sequence_core)."""
+    short = short_name(header, contig, spec.name_parse, spec.namejoin,
                        skip_path=(kind == "nib"))
-    header = rec.header
     if header is not None and spec.namejoin:
         header = whitespace_to_under(header)
     name = (header or "") if spec.full_names else short
@@ -435,7 +436,7 @@ def _masks(chars: np.ndarray, spans: list, spec: SeqSpec, start_loc: int, kind: 
 
 def _single(src: _SequenceFile, rec: _Record) -> Sequence:
     spec = src.spec
-    name, header = _names_of(rec, spec, src.kind)
+    name, header = _names_of(rec.header, rec.contig, spec, src.kind)
     chars, quals = rec.chars, rec.quals
     _masks(chars, [(0, chars.shape[0])], spec, rec.start_loc, src.kind)
     if spec.revcomp:
@@ -470,7 +471,7 @@ def _partitioned(src: _SequenceFile, records: list[_Record]) -> Sequence:
         quals = np.zeros_like(chars)
         for rec, off in zip(records, offsets):
             quals[off:off + rec.quals.shape[0]] = rec.quals
-    named = [_names_of(rec, spec, src.kind) for rec in records]
+    named = [_names_of(rec.header, rec.contig, spec, src.kind) for rec in records]
     last = records[-1]
     _masks(chars, list(zip(offsets.tolist(), lengths.tolist())), spec, last.start_loc,
            src.kind)

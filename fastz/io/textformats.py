@@ -59,8 +59,6 @@ class AxtWriter(Writer):
         self.require_forward_target("print_axt_match" if vs.is_hsp else "print_axt_align")
         number = self.number
         out = []
-        if self.spec.variant == "+":
-            vs = vs.with_identity()
         for v in vs:
             p1 = self.tinfo.place(v.beg1)
             p2 = qinfo.place(v.beg2)
@@ -103,8 +101,6 @@ class MafWriter(Writer):
     def write_views(self, qinfo: SeqInfo, vs: AlnViews) -> None:
         out = []
         comments = self.spec.variant == "+"
-        if comments:
-            vs = vs.with_identity()
         rev1, rev2 = self.tinfo.rev, qinfo.rev
         for v in vs:
             if v.is_hsp:

@@ -233,6 +233,10 @@ class Aligner:
         # happens between the HSPs and the back-end filters
         self.batch_gapped = (self.batch_search and o.gapped and not o.chain
                              and o.inner <= 0 and not self.depth and not o.notrivial)
+        # (the batch then counts the identities the output prints with the alignments)
+        from ..io.formats import parse_format
+        self.prints_identity = parse_format(o.format or "lav",
+                                            tuple(o.format_fields or ())).prints_identity
 
     def padded_target(self):
         """The target as the DP reads it (``kernels.ydrop.pad_target``): made once,
@@ -466,7 +470,7 @@ class Aligner:
             self.target, queries, [found[k] for k in ks], self.scores,
             o.ydrop, o.gappedthresh, trim=o.ytrim, allgappedbounds=o.allgappedbounds,
             traceback_bytes=o.traceback_bytes, two_pass=self.two_pass, stats=self.stats,
-            target_pads=self.padded_target(),
+            target_pads=self.padded_target(), count_identity=self.prints_identity,
             keep=None if each else partial(filters.strands_mask, target=self.target,
                                            queries=queries, opts=o))
         out = {}

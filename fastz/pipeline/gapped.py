@@ -258,14 +258,17 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
                         ydrop: int, gappedthresh: int, *, trim: bool = True,
                         allgappedbounds: bool = False, traceback_bytes: int = 83_886_080,
                         two_pass: bool = False, stats: dict | None = None,
-                        target_pads=None, keep=None) -> list:
+                        target_pads=None, keep=None, count_identity: bool = False) -> list:
     """``gapped_extend`` of many short query strands from their HSPs, in one kernel call
     (``kernels.gapped.extend_strands``): for each strand, (alignments, truncation
     reports).  Only for strands that are unpartitioned, have no chore window and
     cannot hold a trivial self-alignment, on the CPU in one thread; the results are
     ``gapped_extend``'s.  ``keep(alignments, strand, qcat, qoff)``: a mask over the
     alignments of all strands in one table (alignment k of strand ``strand[k]``, whose
-    buffer is ``qcat[qoff[s]:qoff[s + 1]]``), the back-end filters."""
+    buffer is ``qcat[qoff[s]:qoff[s + 1]]``), the back-end filters.  ``count_identity``:
+    each strand's alignments come with their identity counts (``Alignments.identity``),
+    counted for the batch in one call (a call per read's strand cost more than the
+    counting)."""
     from .anchors import anchors_of_strands
     ydrop, gappedthresh = _engine_thresholds(ydrop, gappedthresh, scores)
     qcat, qoff = concat_buffers([q.chars for q in queries])
@@ -290,10 +293,10 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
         mask = keep(table, strand, qcat, qoff)
         if not mask.all():
             table, strand = table.subset(mask), strand[mask]
-    # the identity counts the writers print, for the whole batch in one call (a call
-    # per read's strand cost more than the counting)
-    matches, pairs = identity_counts_all(table.ops, table.ops_start, table.beg1,
-                                         table.beg2 + qoff[strand], target.chars, qcat, BITS)
+    counts = None
+    if count_identity:
+        counts = identity_counts_all(table.ops, table.ops_start, table.beg1,
+                                     table.beg2 + qoff[strand], target.chars, qcat, BITS)
     ns = len(queries)
     rstart = np.searchsorted(strand, np.arange(ns + 1))
     tstart = np.searchsorted(trunc[:, 0], np.arange(ns + 1))
@@ -311,7 +314,8 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
                           beg2=table.beg2[r0:r1], end2=table.end2[r0:r1],
                           score=table.score[r0:r1], ops_start=ostart[r0:r1 + 1] - o0,
                           ops=table.ops[o0:ostart[r1]], kind="gapped",
-                          identity=(matches[r0:r1], pairs[r0:r1]))
+                          identity=None if counts is None else (counts[0][r0:r1],
+                                                                counts[1][r0:r1]))
         out.append((alns, trunc[t0:t1, 1:]))
     return out
 

@@ -20,6 +20,11 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 STALE_S = 30 * 86400
+NOTICE = ("fastz: compiling the kernels for this machine (the first run after an "
+          "install or upgrade; about a minute)\n")
+
+#: no kernel compiled for these sources yet: this run compiles them (``configure``)
+cold = False
 
 
 def source_digest() -> str:
@@ -37,12 +42,15 @@ def cache_root() -> Path:
 
 def configure() -> None:
     """Point numba's cache at this source tree's directory (unless the user chose one)."""
+    global cold
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     root = cache_root()
     here = root / source_digest()
     try:
         here.mkdir(parents=True, exist_ok=True)
+        # (numba makes its folders before compiling anything: look for an index file)
+        cold = next(here.rglob("*.nbi"), None) is None
     except OSError:
         return                                  # unwritable home: numba's default
     os.utime(here)                              # in use: keep it
@@ -55,3 +63,11 @@ def configure() -> None:
     os.environ["NUMBA_CACHE_DIR"] = str(here)
     if "numba" in sys.modules:                  # numba read its config already
         sys.modules["numba"].config.CACHE_DIR = str(here)
+
+
+def first_run_notice(stream) -> None:
+    """Tell someone watching a terminal why the first run pauses for a minute (never
+    into a pipe or file: what a run writes there is what lastz writes)."""
+    if cold and stream.isatty():
+        stream.write(NOTICE)
+        stream.flush()

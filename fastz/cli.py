@@ -266,7 +266,9 @@ def align_cmd(ctx, words):
         scores = scoreset_from_options(opts)
         click.echo(show_defaults_text(opts.resolved(scores), scores), nl=False)
         return 0
+    from . import _kernel_cache
     from .pipeline import run
+    _kernel_cache.first_run_notice(sys.stderr)
     code = run(opts)
     global _QUICK_EXIT
     _QUICK_EXIT = True          # the output is complete and closed, the workers gone

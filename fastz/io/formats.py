@@ -30,6 +30,7 @@ from __future__ import annotations
 import io
 import sys
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TextIO
 
 from ..errors import InputError, OptionsError
@@ -62,11 +63,12 @@ class FormatSpec:
     distinguish: bool = False     # ~maf: prefix '~' to name2 when equal to name1
     comments: str = ""            # print_generic style: "" | "#" | "#plain" | "plain"
 
-    @property
+    @cached_property
     def prints_identity(self) -> bool:
         """Whether the output prints each alignment's identity counts (general's
         identity fields, the axt+ and maf+ comments): then they are counted for a
-        strand's or a batch's whole table at once."""
+        strand's or a batch's whole table at once.  (Asked for every strand written:
+        worked out once.)"""
         if self.family == "genpaf":
             from .general import IDENTITY_KEYS, split_keys
             return bool(IDENTITY_KEYS.intersection(split_keys(self.keys)[0]))

@@ -191,6 +191,31 @@ def test_lav_refuses_partitioned_target(workdir):
         make_writer(Options(format="lav"), build_scoreset(), target, "q.fa", io.StringIO())
 
 
+@pytest.mark.parametrize("words", [
+    ("target.fa", "query.fa[multiple]"),
+    ("target.fa", "query.fa[separator=X]"),      # (no X in it: a separator all the same)
+    ("target.fa[separator=N]", "query.fa[separator=N]", "--format=lav+"),
+    ("target.fa", "query.fa[multiple]", "--format=gfa"),
+    # every alignment of the query would be dropped over the limit: refused all the same
+    ("target.fa", "query.fa[multiple]", "--queryhsplimit=4"),
+])
+def test_lav_and_gfa_refuse_a_partitioned_query_up_front(words, shared_pairs):
+    """LASTZ refuses a partitioned target or query in lav and gfa before aligning
+    anything, naming the action (its first line; fastz says it in one)."""
+    import subprocess
+    import sys
+    from conftest import LASTZ
+    cwd = shared_pairs / "lastz_pseudocat_vs_pseudopig"
+    want = subprocess.run([LASTZ, *words], cwd=cwd, capture_output=True, timeout=300)
+    got = subprocess.run([sys.executable, "-m", "fastz", *words], cwd=cwd,
+                         capture_output=True, timeout=300)
+    assert want.returncode == got.returncode == 1
+    assert want.stdout == got.stdout == b""
+    said = want.stderr.decode().splitlines()[0].removeprefix("FAILURE: ")
+    assert "cannot be used with" in said
+    assert got.stderr.decode() == f"fastz: {said}\n"
+
+
 def test_quals_fields_need_qualities(workdir):
     target, _queries, _ = case_data("default", workdir)
     with pytest.raises(InputError, match="no base-call qualities"):

@@ -448,10 +448,34 @@ def write_trailer(opts: Options, scores: ScoreSet, target: Sequence, out: TextIO
     Writer(opts, scores, target, "", out, spec).trailer(runtime)
 
 
+def refuse_partitioned(opts: Options, target: Sequence, flag: str | None = None) -> None:
+    """LASTZ's start-up refusal, in the formats that cannot show partitions (``flag``:
+    --lav or --gfa; by default ``opts.format``'s, and none in other formats), of a
+    partitioned target or query: ``[multiple]`` or a ``[separator=]`` action, the
+    query's seen in its specifier before anything is aligned (a query whose alignments
+    would all be dropped, as over ``--queryhsplimit``, is refused too)."""
+    from .sequences import query_specifier
+    from .specifiers import parse_specifier
+    if flag is None:
+        family = parse_format(opts.format or "lav", tuple(opts.format_fields or ())).family
+        flag = {"lav": "--lav", "gfa": "--gfa"}.get(family)
+        if flag is None:
+            return
+    query = None if opts.self_compare else query_specifier(opts.query)
+    if target.partitions is None and not (
+            query is not None and (query.multiple or query.separator is not None)):
+        return
+    separated = (query is not None and query.separator is not None and bool(opts.target)
+                 and parse_specifier(opts.target).separator is not None)
+    what = "multiple action (forced by separator action)" if separated else "multiple action"
+    raise OptionsError(f"{what} cannot be used with {flag}")
+
+
 def stdout_for_quirks(opts: Options, out: TextIO) -> TextIO:
     """Where LASTZ's stray ``printf`` output goes: stdout, even with --output=FILE."""
     return sys.stdout if opts.output else out
 
 
 __all__ = ["FormatSpec", "Writer", "make_writer", "dotplot_writer", "write_trailer",
+           "refuse_partitioned",
            "parse_format", "threshold_strings", "score_matrix_lines", "seed_string"]

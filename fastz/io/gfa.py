@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, OptionsError
+from ..errors import InputError
 from ..scoring import score_plain
 from .alignview import BITS, AlnViews, SeqInfo
-from .formats import Writer
+from .formats import Writer, refuse_partitioned
 
 
 def _pct_identical(t: np.ndarray, q: np.ndarray, p1: int, p2: int, n: int) -> int:
@@ -39,8 +39,7 @@ class GfaWriter(Writer):
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
-        if self.tinfo.partitioned:
-            raise OptionsError("multiple action cannot be used with --gfa")
+        refuse_partitioned(self.opts, self.target, "--gfa")
 
     @property
     def scored(self) -> bool:

@@ -8,10 +8,11 @@ Mirrors LASTZ ``lav.c``: ``print_lav_job_header`` (d stanza),
 """
 from __future__ import annotations
 
-from ..errors import InputError, OptionsError
+from ..errors import InputError
 from .alignview import AlnView, AlnViews, SeqInfo
 from ..scoring import score_plain
-from .formats import Writer, drops, score_matrix_lines, stdout_for_quirks, threshold_strings
+from .formats import (Writer, drops, refuse_partitioned, score_matrix_lines, stdout_for_quirks,
+                      threshold_strings)
 
 _SHORT_SUFFIX = {False: "", True: "-"}
 _LONG_SUFFIX = {False: "", True: " (reverse complement)"}
@@ -45,8 +46,7 @@ class LavWriter(Writer):
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
-        if self.tinfo.partitioned:
-            raise OptionsError("multiple action cannot be used with --lav")
+        refuse_partitioned(self.opts, self.target, "--lav")
         # lav+text sends part of its text to stdout (stdout_for_quirks)
         self.strands_apart = self.spec.variant != "text"
 

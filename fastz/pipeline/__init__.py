@@ -145,15 +145,6 @@ class Aligner:
         if self.fractional and self.opts.backend == "gpu":
             raise OptionsError("not yet supported by fastz_D: fractional scores with "
                                "--backend=gpu (the device kernels score in integers)")
-        stopping = [flag for key, flag in (("queryhsplimit", "--queryhsplimit"),
-                                           ("anyornone", "--anyornone"),
-                                           ("limitperquery", "--stopafter"))
-                    if key in (self.opts.extra or {})]
-        if self.fractional and stopping:
-            # (the search stops on a count of HSPs the float kernels find before lastz_D's
-            # entropy adjustment, which may drop some of them afterwards)
-            raise OptionsError(f"not yet supported by fastz_D: fractional scores with "
-                               f"{stopping[0]}")
         self.backend = ("cpu" if self.fractional
                         else select_backend(self.opts.backend, self.opts.quiet))
         verbosity = (self.opts.extra or {}).get("verbosity", 0)
@@ -897,12 +888,13 @@ def _write_capsule(aligner: Aligner, out) -> None:
 
 def _align(aligner: Aligner, out) -> None:
     """Align every query strand and write the output (header, alignments, footer)."""
-    from ..io.formats import make_writer
+    from ..io.formats import make_writer, refuse_partitioned
     from .filtering import say_shortfall
     from .gapped import report_truncations, truncations_reported
     from .masking import finish_masking
     from .report import Progress
     o = aligner.opts
+    refuse_partitioned(o, aligner.target)      # (LASTZ's start-up check: lav, gfa)
     _check_inputs(aligner)
     index = aligner.index                 # (--showtable's, whatever --masking does next)
     results = aligner.results()

@@ -271,11 +271,9 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         # lastz_D's fractional scores (fastz_D --infer, a scores file with fractions)
         if processor is None and not gfextend:
             processor = default_processor(gfextend, gapped)
-        if stop_after >= 0:
-            # (the Aligner refuses the options that stop: see fractional_hsps)
-            raise ValueError("find_hsps: no stop with fractional scores")
         hsps = fractional_hsps(index, t, q, kseed.char_codes(q), masked_sub, trans, xdrop,
-                               hspthresh, entropy, processor, self_mode, part_tables, lims)
+                               hspthresh, entropy, processor, self_mode, part_tables, lims,
+                               stop_after)
         if processor is not None and not processor.defer:
             hsps = finish_hsps(hsps, t, q, masked_sub, processor)
         if stats is not None:
@@ -562,46 +560,82 @@ def general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop, hspthre
 
 def fractional_hsps(index, t, q, qcodes, table, trans, xdrop, hspthresh, entropy: bool,
                     hp: HitProcessor | None, self_mode: int = 0, part_tables=None,
-                    window=FULL_WINDOW) -> np.ndarray:
+                    window=FULL_WINDOW, stop_after: int = -1) -> np.ndarray:
     """One query strand's HSPs under lastz_D's fractional scores (a float64 ``table``):
     HSP_DOUBLE_DTYPE rows in LASTZ's order, not merged.  The default processor runs
     ``kernels.filtering.search_strand_double``; the others (``hp``), and the default one
-    with --self's ``self_mode`` or a chore's ``window`` (as ``find_hsps`` takes them),
-    run the general kernel compiled for the float table.  The entropy adjustment and
-    the threshold after it are lastz_D's (an exact or mismatch extension had its length
-    threshold in the kernel).  The kernels find HSPs before that adjustment, so a search
-    that stops on a count of HSPs (``--queryhsplimit``, ``--anyornone``) is not offered."""
-    if hp is None and (self_mode or window != FULL_WINDOW):
+    with --self's ``self_mode``, a chore's ``window`` or a stop (as ``find_hsps`` takes
+    them), run the general kernel compiled for the float table.  The entropy adjustment
+    and the threshold after it are lastz_D's (an exact or mismatch extension had its
+    length threshold in the kernel).
+
+    ``stop_after`` (``--queryhsplimit``, ``--anyornone``, ``--stopafter``): the search
+    stops after the query position where its count of HSPs passes ``stop_after``, and
+    lastz_D counts them after the adjustment, which the kernels cannot see.  So the
+    search runs to a count of the kernels' HSPs, and again further while the adjusted
+    ones have not passed it; once they have, once more only to the query position of
+    the one that passes (a search's HSPs do not depend on where it stops later)."""
+    if hp is None and (self_mode or window != FULL_WINDOW or stop_after >= 0):
         hp = default_processor(True, True)
     spec = index.spec
     len1, len2 = _strand_length(t), _strand_length(q)
     xdrop, hspthresh = float(xdrop), float(hspthresh)
-    if len2 < spec.length:
-        rows = np.zeros((0, 4))
-    elif hp is None:
-        rows = kfilt.search_strand_double(
-            index.dir_, index.low, index.pos, index.low_bits, spec.length, spec.care_off,
-            spec.care_bits, spec.flips, spec.resolve_off, trans, t, q, qcodes, len1, len2,
-            table, xdrop, hspthresh, kfilt.diag_hash(len2))
-    else:
+    adjusted = hp is None or hp.ext == khit.EXT_XDROP
+
+    def search(stop: int):
+        """(rows, seed-hit queue shortfall) of a search stopped past ``stop`` rows."""
+        if len2 < spec.length:
+            return np.zeros((0, 4)), (-1, -1)
+        if hp is None:
+            return kfilt.search_strand_double(
+                index.dir_, index.low, index.pos, index.low_bits, spec.length,
+                spec.care_off, spec.care_bits, spec.flips, spec.resolve_off, trans, t, q,
+                qcodes, len1, len2, table, xdrop, hspthresh, kfilt.diag_hash(len2)), (-1, -1)
         rows, _, shortfall = general_search(index, t, q, qcodes, len1, len2, table, trans,
                                             xdrop, hspthresh, False, hp, self_mode,
-                                            part_tables, -1, window)
+                                            part_tables, stop, window)
+        return rows, shortfall
+
+    def said(found):
+        """The search LASTZ did: its shortfall warned of, its HSPs as lastz_D's."""
+        rows, shortfall = found
         if shortfall[0] >= 0:
             say_shortfall(int(shortfall[0]), int(shortfall[1]))
+        return _double_rows(rows, t, q, hspthresh, entropy, adjusted)[0]
+
+    if stop_after < 0 or not adjusted:
+        return said(search(stop_after))
+    reach = stop_after
+    while True:
+        found = search(reach)
+        rows = found[0]
+        h, kept = _double_rows(rows, t, q, hspthresh, entropy, True)
+        if h.shape[0] > stop_after:
+            # the search stops after the query position of the HSP that passes the count
+            return said(search(int(kept[stop_after])))
+        if rows.shape[0] <= reach:           # the whole strand was searched
+            return said(found)
+        reach = 2 * reach + 1
+
+
+def _double_rows(rows, t, q, hspthresh: float, entropy: bool, adjusted: bool):
+    """A float search's rows as HSP_DOUBLE_DTYPE, with (``adjusted``: x-drop HSPs) lastz_D's
+    entropy adjustment and the threshold after it; and the rows kept, by index."""
     pos1 = rows[:, 0].astype(np.int64)
     pos2 = rows[:, 1].astype(np.int64)
     length = rows[:, 2].astype(np.int64)
     score = np.ascontiguousarray(rows[:, 3], dtype=np.float64)
-    if hp is None or hp.ext == khit.EXT_XDROP:
+    kept = np.arange(pos1.shape[0])
+    if adjusted:
         if entropy:
             score = kfilt.entropy_adjusted(t, q, pos1, pos2, length, score,
                                            max(0.0, hspthresh), 3 * hspthresh)
         keep = score >= hspthresh
-        pos1, pos2, length, score = pos1[keep], pos2[keep], length[keep], score[keep]
+        pos1, pos2, length, score, kept = (pos1[keep], pos2[keep], length[keep],
+                                           score[keep], kept[keep])
     h = np.empty(pos1.shape[0], HSP_DOUBLE_DTYPE)
     h["pos1"], h["pos2"], h["length"], h["score"] = pos1, pos2, length, score
-    return h
+    return h, kept
 
 
 def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, qcat: np.ndarray,

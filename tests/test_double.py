@@ -22,8 +22,18 @@ from parity_cases import fastz_env
 LASTZ_D = shutil.which("lastz_D")
 
 # (pair, words): the pair's target.fa and query.fa ([multiple] for mlc_testdata_pair)
+# a search stopped on a count of HSPs, with a fractional threshold that the kernels
+# round down: an HSP scoring 7549 passes theirs, not lastz_D's, and is not counted
+# (counted, fastz_D stopped one HSP early and missed lastz_D's "exceeded" line)
+_STOP_7549 = ("--nogapped", "--noentropy", "--hspthresh=7549.5",
+             "--format=general:score,zstart1,zstart2")
+
 CASES = [
     ("mito_human_orang", ()),
+    ("mito_human_orang", (*_STOP_7549, "--stopafter=5")),
+    ("mito_human_orang", (*_STOP_7549, "--queryhsplimit=keep,nowarn:6")),
+    ("mito_human_orang", (*_STOP_7549, "--recoverseeds", "--stopafter=3")),
+    ("mito_human_orang", ("--noentropy", "--hspthresh=7549.5", "--queryhsplimit=3")),
     ("mito_human_orang", ("--format=lav+",)),
     ("mito_human_orang", ("--nogapped",)),                       # fractional HSP scores
     ("mito_human_orang", ("--nogapped", "--format=lavscore")),

@@ -153,6 +153,12 @@ def double_hsps(hsps: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.ndarra
     HSP_DOUBLE_DTYPE rows whose scores keep their entropy adjustment's fraction, and
     only those scoring at least ``hspthresh``.  Whether an HSP passes cannot change the
     search itself (the diagonal hash is updated either way, as in LASTZ)."""
+    out = _double_scored(hsps, t, q, table, hspthresh, entropy)
+    return out[out["score"] >= hspthresh]
+
+
+def _double_scored(hsps, t, q, table, hspthresh, entropy: bool) -> np.ndarray:
+    """``hsps`` as HSP_DOUBLE_DTYPE, scored as lastz_D scores them (``double_hsps``)."""
     out = np.empty(hsps.shape[0], HSP_DOUBLE_DTYPE)
     for name in ("pos1", "pos2", "length"):
         out[name] = hsps[name]
@@ -160,7 +166,38 @@ def double_hsps(hsps: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.ndarra
     out["score"] = kfilt.double_hsp_scores(
         t, q, out["pos1"].copy(), out["pos2"].copy(), out["length"].copy(), table,
         float(ent[0]), float(ent[1]))
-    return out[out["score"] >= hspthresh]
+    return out
+
+
+def _double_kept(t, q, table, hspthresh, entropy: bool):
+    """``kept(rows)`` for ``stopped_search``: the indices of the integer kernel's rows
+    that ``double_hsps`` keeps."""
+    return lambda rows: np.flatnonzero(
+        _double_scored(_as_hsps(rows), t, q, table, hspthresh, entropy)["score"]
+        >= hspthresh)
+
+
+def stopped_search(stop_after: int, search, kept):
+    """A seed search that stops after the query position where its count of HSPs
+    passes ``stop_after`` (``--queryhsplimit``, ``--anyornone``, ``--stopafter``), where
+    lastz_D counts HSPs after a step the kernels cannot see, which drops some: its
+    entropy adjustment in doubles, a fractional threshold.
+
+    ``search(stop)``: the kernel's search stopped past ``stop`` of its rows, as a tuple
+    whose first item is the rows; ``kept(rows)``: the indices of the rows that step
+    keeps.  The search runs to a count of the kernel's rows, again further (the reach
+    doubled) while the rows kept have not passed ``stop_after``, and once they have,
+    once more only to the query position of the row that passes it (the rows before a
+    stop never depend on it).  Returns that last search's tuple."""
+    reach = stop_after
+    while True:
+        found = search(reach)
+        k = kept(found[0])
+        if k.shape[0] > stop_after:
+            return search(int(k[stop_after]))
+        if found[0].shape[0] <= reach:       # the whole strand was searched
+            return found
+        reach = 2 * reach + 1
 
 
 def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarray,
@@ -328,9 +365,16 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                 if stats is not None:
                     stats["seed_parts"] = stats.get("seed_parts", 0) + parts
             else:
-                rows, n_raw = kfilt.search_strand(*args, kfilt.diag_hash(len2), self_mode,
-                                                  stop_after, kfilt.BLOCK_HITS, *lims,
-                                                  int(report))
+                def search(stop):
+                    return kfilt.search_strand(*args, kfilt.diag_hash(len2), self_mode,
+                                               stop, kfilt.BLOCK_HITS, *lims, int(report))
+                if stop_after >= 0 and double and mode == kfilt.MODE_XDROP \
+                        and hspthresh != kthresh:
+                    # (a fractional threshold: the kernel counts HSPs lastz_D drops)
+                    rows, n_raw = stopped_search(
+                        stop_after, search, _double_kept(t, q, table, hspthresh, entropy))
+                else:
+                    rows, n_raw = search(stop_after)
                 if report:
                     rows = _entropy_failures(rows, t, q, table, entropy_failures)
     hsps = _as_hsps(rows)
@@ -529,10 +573,17 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
                   say=None) -> np.ndarray:
     """find_hsps through ``kernels.hitproc`` (any processor, extender and filter);
     ``exact``: (threshold, entropy) for ``double_hsps`` (fastz_D)."""
-    rows, n_raw, shortfall = general_search(index, t, q, kseed.char_codes(q), len1, len2,
-                                            table, trans, xdrop, hspthresh, entropy, hp,
-                                            self_mode, part_tables, stop_after, window)
-    return _general_finish(rows, n_raw, shortfall, t, q, table, hp, stats, exact, say)
+    qcodes = kseed.char_codes(q)
+
+    def search(stop):
+        return general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop,
+                              hspthresh, entropy, hp, self_mode, part_tables, stop, window)
+    if stop_after >= 0 and exact is not None and exact[0] != hspthresh:
+        # (a fractional threshold: the kernel counts HSPs lastz_D drops)
+        found = stopped_search(stop_after, search, _double_kept(t, q, table, *exact))
+    else:
+        found = search(stop_after)
+    return _general_finish(*found, t, q, table, hp, stats, exact, say)
 
 
 def general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop, hspthresh,
@@ -569,12 +620,8 @@ def fractional_hsps(index, t, q, qcodes, table, trans, xdrop, hspthresh, entropy
     and the threshold after it are lastz_D's (an exact or mismatch extension had its
     length threshold in the kernel).
 
-    ``stop_after`` (``--queryhsplimit``, ``--anyornone``, ``--stopafter``): the search
-    stops after the query position where its count of HSPs passes ``stop_after``, and
-    lastz_D counts them after the adjustment, which the kernels cannot see.  So the
-    search runs to a count of the kernels' HSPs, and again further while the adjusted
-    ones have not passed it; once they have, once more only to the query position of
-    the one that passes (a search's HSPs do not depend on where it stops later)."""
+    ``stop_after``: a search that stops on a count of HSPs, counted after that
+    adjustment (``stopped_search``)."""
     if hp is None and (self_mode or window != FULL_WINDOW or stop_after >= 0):
         hp = default_processor(True, True)
     spec = index.spec
@@ -605,17 +652,8 @@ def fractional_hsps(index, t, q, qcodes, table, trans, xdrop, hspthresh, entropy
 
     if stop_after < 0 or not adjusted:
         return said(search(stop_after))
-    reach = stop_after
-    while True:
-        found = search(reach)
-        rows = found[0]
-        h, kept = _double_rows(rows, t, q, hspthresh, entropy, True)
-        if h.shape[0] > stop_after:
-            # the search stops after the query position of the HSP that passes the count
-            return said(search(int(kept[stop_after])))
-        if rows.shape[0] <= reach:           # the whole strand was searched
-            return said(found)
-        reach = 2 * reach + 1
+    return said(stopped_search(
+        stop_after, search, lambda rows: _double_rows(rows, t, q, hspthresh, entropy, True)[1]))
 
 
 def _double_rows(rows, t, q, hspthresh: float, entropy: bool, adjusted: bool):

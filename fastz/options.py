@@ -434,12 +434,14 @@ class Options:
                     raise OptionsError(f"{clash} can't be used with --inferonly")
         if self.self_compare:
             raise OptionsError("--self can't be used with --infer")
-        for key, message in (("tableonly", "--infer and --tableonly are not compatible"),
-                             ("anyornone", "can't use --anyornone with --infer[only]"),
-                             ("queryhsplimit", "can't use --anyornone or --queryhsplimit "
-                                               "with --infer[only]"),
-                             ("chores", "can't use --chores with --infer[only]")):
-            if key in x:
+        # (--stopafter is LASTZ's HSP-immediate mode too, refused in --anyornone's words)
+        for keys, message in ((("tableonly",), "--infer and --tableonly are not compatible"),
+                              (("anyornone", "limitperquery"),
+                               "can't use --anyornone with --infer[only]"),
+                              (("queryhsplimit",), "can't use --anyornone or --queryhsplimit "
+                                                   "with --infer[only]"),
+                              (("chores",), "can't use --chores with --infer[only]")):
+            if any(key in x for key in keys):
                 raise OptionsError(message)
         if not self.double_scores:
             raise OptionsError("scoring inference can't be performed with integer arithmetic;"

@@ -194,6 +194,12 @@ FAILURES = [
     (None, ("--scores=none.txt",)),
     (None, ("--gap=400,30",)),
     (None, ("--exact=15",)),                             # no mismatch: s[A][C] = -inf
+    # LASTZ's HSP-immediate mode and search limit (found by bench/fuzz_options.py
+    # --double once fractional scores followed --stopafter: fastz_D then ran)
+    (None, ("--anyornone",)),
+    (None, ("--stopafter=2",)),
+    (None, ("--limitperquery=3", "--queryhsplimit=5")),
+    (None, ("--queryhsplimit=5",)),
 ]
 
 

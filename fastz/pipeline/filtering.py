@@ -169,12 +169,15 @@ def _double_scored(hsps, t, q, table, hspthresh, entropy: bool) -> np.ndarray:
     return out
 
 
-def _double_kept(t, q, table, hspthresh, entropy: bool):
-    """``kept(rows)`` for ``stopped_search``: the indices of the integer kernel's rows
-    that ``double_hsps`` keeps."""
-    return lambda rows: np.flatnonzero(
-        _double_scored(_as_hsps(rows), t, q, table, hspthresh, entropy)["score"]
-        >= hspthresh)
+def _counted_search(search, stop_after: int, exact, kthresh, t, q, table):
+    """``search(stop_after)`` (a kernel's search, see ``stopped_search``); where fastz_D's
+    ``exact`` threshold (``double_hsps``) has a fraction the kernel's ``kthresh`` rounded
+    down, the kernel counts HSPs lastz_D drops, so the stop goes through
+    ``stopped_search``."""
+    if stop_after < 0 or exact is None or exact[0] == kthresh:
+        return search(stop_after)
+    return stopped_search(stop_after, search, lambda rows: np.flatnonzero(
+        _double_scored(_as_hsps(rows), t, q, table, *exact)["score"] >= exact[0]))
 
 
 def stopped_search(stop_after: int, search, kept):
@@ -335,8 +338,11 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         ent_lo, ent_hi = max(0, kthresh), 3 * kthresh
     else:
         ent_lo, ent_hi = 1, 0
+    # x-drop HSPs: fastz_D's threshold and entropy for double_hsps
+    extended = processor.ext == khit.EXT_XDROP if processor is not None \
+        else mode == kfilt.MODE_XDROP
+    exact = (hspthresh, entropy) if double and extended else None
     if processor is not None:
-        exact = (hspthresh, entropy) if double and processor.ext == khit.EXT_XDROP else None
         return _general_hsps(index, t, q, len1, len2, table, trans, self_mode, int(xdrop),
                              kthresh, entropy, processor, stats, part_tables, stop_after,
                              lims, exact, say)
@@ -368,18 +374,13 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                 def search(stop):
                     return kfilt.search_strand(*args, kfilt.diag_hash(len2), self_mode,
                                                stop, kfilt.BLOCK_HITS, *lims, int(report))
-                if stop_after >= 0 and double and mode == kfilt.MODE_XDROP \
-                        and hspthresh != kthresh:
-                    # (a fractional threshold: the kernel counts HSPs lastz_D drops)
-                    rows, n_raw = stopped_search(
-                        stop_after, search, _double_kept(t, q, table, hspthresh, entropy))
-                else:
-                    rows, n_raw = search(stop_after)
+                rows, n_raw = _counted_search(search, stop_after, exact, kthresh, t, q,
+                                              table)
                 if report:
                     rows = _entropy_failures(rows, t, q, table, entropy_failures)
     hsps = _as_hsps(rows)
-    if double and mode == kfilt.MODE_XDROP:
-        hsps = double_hsps(hsps, t, q, table, hspthresh, entropy)
+    if exact is not None:
+        hsps = double_hsps(hsps, t, q, table, *exact)
     if mode == kfilt.MODE_NOEXTEND and hsps.shape[0]:
         hsps["score"] = kfilt.score_segments(t, q, hsps["pos1"], hsps["pos2"], hsps["length"], table)
     if stats is not None:
@@ -578,11 +579,7 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
     def search(stop):
         return general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop,
                               hspthresh, entropy, hp, self_mode, part_tables, stop, window)
-    if stop_after >= 0 and exact is not None and exact[0] != hspthresh:
-        # (a fractional threshold: the kernel counts HSPs lastz_D drops)
-        found = stopped_search(stop_after, search, _double_kept(t, q, table, *exact))
-    else:
-        found = search(stop_after)
+    found = _counted_search(search, stop_after, exact, hspthresh, t, q, table)
     return _general_finish(*found, t, q, table, hp, stats, exact, say)
 
 

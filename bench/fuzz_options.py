@@ -13,6 +13,8 @@ succeeded.  Mismatches go to the report (one line each, with the command to repr
     python bench/fuzz_options.py --trials 60 --reads 400   # simulated reads as the query
     python bench/fuzz_options.py --trials 60 --reads 400 --fastq          # ... as FASTQ
     python bench/fuzz_options.py --trials 60 --reads 400 --pipe           # ... piped
+    python bench/fuzz_options.py --trials 60 --rare        # + scores files, --segments,
+                                  # mask files, --yasra, --readgroup, more actions and fields
 
 A trial where lastz itself fails is a match only if fastz fails too (messages may differ).
 """
@@ -130,14 +132,85 @@ SELF_FORMATS = ["axt", "maf", "lav", "cigar", "segments", "rdotplot", "sam", "te
                 "general:name1,zstart1,end1,name2,strand2,zstart2+,end2+,score,nmatch,cigarx"]
 
 
+# --rare trials: options that read side files (made once per pair in a temporary
+# folder) and rarer spellings, sequence actions and general fields
+SCORES = {
+    "plain": "        A     C     G     T\nA    91  -114   -31  -123\nC  -114   100  -125   -31\n"
+             "G   -31  -125   100  -114\nT  -123   -31  -114    91\n",
+    "gaps": "# HOXD55 with its own gaps and thresholds\ngap_open_penalty = 300\n"
+            "gap_extend_penalty = 20\nhsp_threshold = 2500\ngapped_threshold = 3500\n"
+            "x_drop = 1500\ny_drop = 6000\n   A    C    G    T\nA  91  -90  -25 -100\n"
+            "C -90  100 -100  -25\nG -25 -100  100  -90\nT -100 -25  -90   91\n",
+    "bad": "bad_score = X:-1000\nfill_score = -100\n  A  C  G  T\nA 10 -15 -5 -15\n"
+           "C -15 10 -15 -5\nG -5 -15 10 -15\nT -15 -5 -15 10\n",
+}
+RARE_FIELDS = ["name1,number1,strand1,size1,start1,end1,length1,name2,size2,start2,end2,"
+               "length2,diagonal,ngap,gaprate",
+               "znumber,score,idfrac,id%,covfrac,cov%,confrac,con%,cigar-,cigarx-,cigarx1",
+               "number,name2,zstart2,text1,text2,shingle,nucs1,nucs2,NA,~",
+               "chore,name1,zstart1,end1,strand2,cigarx1-,npair,nmismatch,cgap"]
+
+
+class SideFiles:
+    """The files --rare options read: scores files, a mask interval file per pair (from
+    its query's length), a segments file per pair (lastz's own, default options)."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp())
+        for name, text in SCORES.items():
+            (self.folder / f"{name}.scores").write_text(text)
+
+    def scores(self, r) -> str:
+        return str(self.folder / f"{r.choice(list(SCORES))}.scores")
+
+    def intervals(self, pair: str, r) -> str:
+        path = self.folder / f"{pair}.{r.randint(0, 2)}.mask"
+        if not path.exists():
+            from conftest import PAIRS as pairs_dir
+            size = sum(len(line.strip()) for line in
+                       (pairs_dir / pair / "query.fa").read_text().splitlines()[1:]
+                       if not line.startswith(">"))
+            spots = sorted(r.sample(range(1, max(size, 200)), 2 * r.randint(1, 6)))
+            path.write_text("".join(f"{a} {b}\n" for a, b in zip(spots[::2], spots[1::2])))
+        return str(path)
+
+    def segments(self, pair: str) -> str:
+        path = self.folder / f"{pair}.segments"
+        if not path.exists():
+            from conftest import PAIRS as pairs_dir
+            out = subprocess.run(["lastz", "target.fa", "query.fa", "--format=segments"],
+                                 cwd=pairs_dir / pair, capture_output=True, check=True)
+            path.write_bytes(out.stdout)
+        return str(path)
+
+
+RARE_POOL = [
+    lambda r, s, p: f"--scores={s.scores(r)}",
+    lambda r, s, p: f"--segments={s.segments(p)}",
+    lambda r, s, p: r.choice(list(YASRA_WORDS)),
+    lambda r, s, p: "--readgroup=ID:grp1",
+    lambda r, s, p: _pick(r, "--rawhits", "--hitsonly", "--nochain", "--noxtrim", "--gfextend"),
+    lambda r, s, p: f"--format=general:{r.choice(RARE_FIELDS)}",
+    lambda r, s, p: f"--ambiguous=iupac --allgappedbounds --step={r.randint(1, 9)}",
+]
+YASRA_WORDS = ("--yasra98", "--yasra95", "--yasra90", "--yasra85", "--yasra75",
+               "--yasra95short", "--yasra85short")
+RARE_QUERY_ACTIONS = ["[revcomp]", "[softmask={m}]", "[xmask={m}]", "[nmask={m}]",
+                      "[softmask=keep:{m}]", "[nameparse=alphanum]", "[subsample=1/1]",
+                      "[1500..6000][revcomp]", "[unmask][xmask={m}]"]
+
+
 def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
-         double: bool = False) -> tuple[str, list[str]]:
+         double: bool = False, side: SideFiles | None = None) -> tuple[str, list[str]]:
     """One trial: (pair, words after the program name); a ``self_share`` of them align
     the target with itself (--self, sometimes --nomirror); ``double``: options for
-    lastz_D, fractions included."""
+    lastz_D, fractions included; ``side``: --rare options and query actions drawn too."""
     pair = rng.choice(pairs)
     pool = POOL + DOUBLE_POOL * 3 if double else POOL
     opts = [g(rng) for g in rng.sample(pool, rng.randint(1, 5))]
+    if side is not None:
+        for g in rng.sample(RARE_POOL, rng.randint(1, 2)):
+            opts.extend(g(rng, side, pair).split())
     if rng.random() < self_share:
         words = ["target.fa", "--self", *(w for w in opts if not w.startswith("--coverage"))]
         if rng.random() < 0.2:
@@ -150,8 +223,11 @@ def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
         # lastz prints memory outside its buffer for the clipped bases a query
         # subrange did not load (fastz prints "n"): nothing to compare there
         query = "query.fa"
+    if side is not None and rng.random() < 0.5 and not query.endswith("-"):
+        action = rng.choice(RARE_QUERY_ACTIONS)
+        query += action.format(m=side.intervals(pair, rng)) if "{m}" in action else action
     words = [rng.choice(TARGETS), query, *opts]
-    if fmt is not None:
+    if fmt is not None and not any(w.startswith("--format") for w in opts):
         words.append(f"--format={fmt}")
     return pair, words
 
@@ -198,15 +274,19 @@ def main(argv=None) -> int:
     ap.add_argument("--pipe", action="store_true",
                     help="with --reads: both programs read the reads through a pipe "
                          "(/dev/stdin): the bulk reading of a stream")
+    ap.add_argument("--rare", action="store_true",
+                    help="draw rarer options too: scores, segments and mask files, --yasra "
+                         "presets, --readgroup, sequence actions, more general fields")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
+    side = SideFiles() if args.rare else None
     reads_dir = Path(tempfile.mkdtemp()) if args.reads else None
     lastz, fastz = ("lastz_D", "fastz_D") if args.double else ("lastz", "fastz")
     rng = random.Random(args.seed)
     out = sys.stdout if args.output == "-" else open(args.output, "w")
     bad = 0
     for trial in range(args.trials):
-        pair, words = draw(rng, args.pairs, args.self_share, args.double)
+        pair, words = draw(rng, args.pairs, args.self_share, args.double, side)
         if args.with_words:
             # (before the trial's --format word: LASTZ's last format word wins anyway)
             words[-1:-1] = args.with_words.split()

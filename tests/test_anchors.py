@@ -253,3 +253,61 @@ def test_queryhspbest_with_segments_as_lastz(shared_pairs, hspbest_segments, seg
     assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
     assert drop_version(fz.stdout) == drop_version(lz.stdout)
     assert fz.stderr == lz.stderr
+
+
+# --- Segments with query actions, against lastz --------------------------------------------
+
+# (pair, query spec, segments: "lastz" for lastz's own --format=segments of the pair
+# (query.fa, or query.fa[multiple] when the spec partitions it), else the file's text;
+# more words)
+_SEG_ACTION_CASES = [
+    # [revcomp]: LASTZ's first pass over the query is its - strand, so it takes the
+    # file's - rows first (fastz had taken + rows: no alignment at all)
+    ("dmel2R_vs_dpse_contigs", "query.fa[revcomp]", "lastz", "--format=sam-"),
+    ("dmel2R_vs_dpse_contigs", "query.fa[revcomp]", "lastz", "--nogapped"),
+    ("dmel2R_vs_dpse_contigs", "query.fa[revcomp]", "lastz", "--strand=plus --format=axt"),
+    ("lastz_pseudocat_vs_pseudopig", "query.fa[revcomp]", "lastz", "--format=axt"),
+    ("lastz_pseudocat_vs_pseudopig", "query.fa[multiple][revcomp]", "lastz", "--format=axt"),
+    ("lastz_pseudocat_vs_pseudopig", "query.fa[multiple]", "lastz",
+     "--format=axt --strand=minus"),
+    ("lastz_pseudocat_vs_pseudopig", "query.fa[multiple][revcomp]",
+     "cat\t183\t280\tpig2\t1\t98\t+\t3131\ncat\t183\t280\tpig1\t1\t98\t-\t3131\n", "--format=axt"),
+    # the failures' details, as LASTZ words them (a - strand's subrange; unsigned)
+    ("lastz_pseudocat_vs_pseudopig", "query.fa[1000..5000]", "lastz", "--format=axt"),
+    ("lastz_pseudocat_vs_pseudopig", "query.fa[10000..20000]",
+     "cat\t183\t280\tpig1\t198\t295\t-\t3131\n", ""),
+    ("lastz_pseudocat_vs_pseudopig", "query.fa[10000..20000]",
+     "cat\t183\t280\tpig1\t15000\t15097\t-\t3131\n", ""),
+    ("lastz_pseudocat_vs_pseudopig", "query.fa[multiple]",
+     "cat\t183\t280\tpig2\t99000\t99097\t-\t3131\n", "--format=axt"),
+    ("lastz_pseudocat_vs_pseudopig", "query.fa[multiple][1000..20000]",
+     "cat\t183\t280\tpig1\t15000\t15097\t-\t3131\n", "--format=axt"),
+    ("lastz_pseudocat_vs_pseudopig", "query.fa[multiple]",
+     "cat\t100\t30000\tpig1\t1\t29901\t+\t3131\n", "--format=axt"),
+]
+
+
+@pytest.mark.parametrize("pair, query, segments, words", _SEG_ACTION_CASES)
+def test_segments_with_query_actions_as_lastz(shared_pairs, tmp_path, pair, query, segments,
+                                              words):
+    """--segments with a reverse-complemented, partitioned or sliced query: the same
+    alignments as lastz, or the same failure (lastz's lines on one line)."""
+    cwd = shared_pairs / pair
+    seg = tmp_path / "s.segments"
+    if segments == "lastz":
+        base = "query.fa[multiple]" if "[multiple]" in query else "query.fa"
+        seg.write_bytes(subprocess.run([LASTZ, "target.fa", base, "--format=segments"],
+                                       cwd=cwd, capture_output=True, check=True).stdout)
+    else:
+        seg.write_text(segments)
+    argv = ["target.fa", query, f"--segments={seg}", *words.split()]
+    want = subprocess.run([LASTZ, *argv], cwd=cwd, capture_output=True, timeout=300)
+    got = subprocess.run([sys.executable, "-m", "fastz", *argv], cwd=cwd,
+                         capture_output=True, timeout=300)
+    assert got.returncode == want.returncode
+    if want.returncode == 0:
+        assert drop_version(got.stdout) == drop_version(want.stdout)
+        assert got.stdout.count(b"\n") > 3
+    else:
+        said = " ".join(want.stderr.decode().removeprefix("FAILURE: ").splitlines())
+        assert got.stderr.decode() == f"fastz: {said}\n"

@@ -168,6 +168,7 @@ class SegmentsReader:
     _at: int = field(default=0, init=False)                 # next unread line
     _pending_rewind: bool = field(default=False, init=False)
     _pending_after_rewind: bool = field(default=False, init=False)
+    _partitioned: bool = field(default=False, init=False)    # the last query taken
 
     def __post_init__(self):
         try:
@@ -194,6 +195,11 @@ class SegmentsReader:
         the target buffer and the query *strand* buffer; ``merged=False``: as read,
         before ``merge_segments`` (LASTZ merges when it finishes the strand, after
         --queryhspbest chose from both strands' segments)."""
+        self._partitioned = query.partitions is not None
+        if query.revcomp:
+            # LASTZ names a strand by its buffer's orientation to the file's sequence:
+            # a query loaded with [revcomp] is the - strand in its first pass
+            strand = "+" if strand == "-" else "-"
         after_rewind = self._pending_after_rewind
         if self._pending_rewind:
             self._at = 0
@@ -227,10 +233,12 @@ class SegmentsReader:
             item = self._peek()
         if item is not None and item[0] == "seg":
             ln = item[1]
+            why = ("(for this usage all + strand segments must appear before all - strand "
+                   "segments)" if self._partitioned else
+                   "(for this usage segments must appear in the same order as the query file, "
+                   "with\nall + strand segments before all - strand segments for each query)")
             raise InputError(f"extra segments in file ({self.path}: line {ln.number}, "
-                             f"{ln.tname}/{ln.qname}{ln.strand})\n"
-                             "(for this usage segments must appear in the same order as the query file, with\n"
-                             "all + strand segments before all - strand segments for each query)")
+                             f"{ln.tname}/{ln.qname}{ln.strand})\n{why}")
 
 
 def _names_query(ln: _Line, query: Sequence, strand: str) -> bool:
@@ -260,8 +268,10 @@ def _resolve(fname: str, ln: _Line, target: Sequence, query: Sequence, strand: s
         if strand == "-":
             true_len = query.true_length or len(query)
             q_seq_start, q_seq_end = true_len - q_seq_end, true_len - q_seq_start
-        if ln.qstart <= q_seq_start or ln.qend > q_seq_end:
-            raise InputError(f"query interval out of range ({fname}: line {ln.number})")
+        if ln.qstart <= q_seq_start:
+            _out_of_range(fname, ln, f"{ln.qstart}<{q_seq_start + 1}", strand, q_seq_start, q_seq_end)
+        if ln.qend > q_seq_end:
+            _out_of_range(fname, ln, f"{ln.qend}>{q_seq_end}", strand, q_seq_start, q_seq_end)
     else:
         qp = query.partitions
         if ln.qname == "*":
@@ -275,21 +285,33 @@ def _resolve(fname: str, ln: _Line, target: Sequence, query: Sequence, strand: s
         k = qp.named_at(ln.qname, probe)
         if k is None:
             raise InputError(f"bad query sequence name/position ({fname}: line {ln.number}, "
-                             f"{ln.qname}:{ln.qstart})")
+                             f"{ln.qname}:{ln.qstart})"
+                             + (f"\n{probe % (1 << 32)} on forward strand"      # (LASTZ's unsigned)
+                                if strand == "-" else ""))
         q_off = int(qp.offset[k])
         q_len = int(qp.length[k])
         if strand == "+":
             q_seq_start = int(qp.start[k])
             if ln.qend > q_seq_start + q_len:
-                raise InputError(f"query interval out of range ({fname}: line {ln.number})")
+                _out_of_range(fname, ln, f"{ln.qend}>{q_seq_start + q_len}")
         else:
             q_seq_start = int(qp.true_length[k]) - int(qp.start[k]) - q_len
             if ln.qstart <= q_seq_start:
-                raise InputError(f"query interval out of range ({fname}: line {ln.number})")
+                _out_of_range(fname, ln, f"{ln.qstart}<{q_seq_start + 1}", strand,
+                              q_seq_start, q_seq_start + q_len)
     seg_len = ln.tend + 1 - ln.tstart
     q_pos = q_off + (ln.qstart - 1) - q_seq_start
     return [(t_off + (ln.tstart - 1) - t_seq_start, q_pos, seg_len, ln.score)
             for t_off, t_seq_start in _target_places(fname, target, ln)]
+
+
+def _out_of_range(fname: str, ln: _Line, detail: str, strand: str = "+",
+                  start: int = 0, end: int = 0) -> None:
+    """LASTZ's failure for a query interval outside the loaded sequence (a - strand's
+    is placed on that strand: ``start``/``end`` origin zero, half open)."""
+    extra = f"\nminus strand subrange is {start + 1}..{end}" if strand == "-" else ""
+    raise InputError(f"query interval out of range ({fname}: line {ln.number}, {detail})"
+                     + extra)
 
 
 def _target_places(fname: str, target: Sequence, ln: _Line) -> list:
@@ -314,7 +336,8 @@ def _target_places(fname: str, target: Sequence, ln: _Line) -> list:
             raise InputError(f"bad target sequence name/position ({fname}: line {ln.number}, "
                              f"{nm}:{ln.tstart})")
         if ln.tend > int(tp.start[k]) + int(tp.length[k]):
-            raise InputError(f"target interval out of range ({fname}: line {ln.number})")
+            raise InputError(f"target interval out of range ({fname}: line {ln.number}, "
+                             f"{ln.tend}>{int(tp.start[k]) + int(tp.length[k])})")
         places.append((int(tp.offset[k]), int(tp.start[k])))
     return places
 

@@ -163,12 +163,12 @@ class SideFiles:
     def scores(self, r) -> str:
         return str(self.folder / f"{r.choice(list(SCORES))}.scores")
 
-    def intervals(self, pair: str, r) -> str:
-        path = self.folder / f"{pair}.{r.randint(0, 2)}.mask"
+    def intervals(self, pair: str, r, side: str = "query") -> str:
+        path = self.folder / f"{pair}.{side}.{r.randint(0, 2)}.mask"
         if not path.exists():
             from conftest import PAIRS as pairs_dir
             size = sum(len(line.strip()) for line in
-                       (pairs_dir / pair / "query.fa").read_text().splitlines()[1:]
+                       (pairs_dir / pair / f"{side}.fa").read_text().splitlines()[1:]
                        if not line.startswith(">"))
             spots = sorted(r.sample(range(1, max(size, 200)), 2 * r.randint(1, 6)))
             path.write_text("".join(f"{a} {b}\n" for a, b in zip(spots[::2], spots[1::2])))
@@ -197,7 +197,11 @@ YASRA_WORDS = ("--yasra98", "--yasra95", "--yasra90", "--yasra85", "--yasra75",
                "--yasra95short", "--yasra85short")
 RARE_QUERY_ACTIONS = ["[revcomp]", "[softmask={m}]", "[xmask={m}]", "[nmask={m}]",
                       "[softmask=keep:{m}]", "[nameparse=alphanum]", "[subsample=1/1]",
-                      "[1500..6000][revcomp]", "[unmask][xmask={m}]"]
+                      "[1500..6000][revcomp]", "[unmask][xmask={m}]",
+                      "[revcomp][softmask={m}]", "[xmask={m}][revcomp]",
+                      "[revcomp][nmask=keep:{m}]"]
+RARE_TARGET_ACTIONS = ["[revcomp]", "[softmask={m}]", "[xmask={m}]", "[nmask={m}]",
+                       "[revcomp][xmask={m}]", "[2000..9000][revcomp]"]
 
 
 def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
@@ -226,7 +230,12 @@ def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
     if side is not None and rng.random() < 0.5 and not query.endswith("-"):
         action = rng.choice(RARE_QUERY_ACTIONS)
         query += action.format(m=side.intervals(pair, rng)) if "{m}" in action else action
-    words = [rng.choice(TARGETS), query, *opts]
+    target = rng.choice(TARGETS)
+    if side is not None and rng.random() < 0.25 and target == "target.fa":
+        action = rng.choice(RARE_TARGET_ACTIONS)
+        target += action.format(m=side.intervals(pair, rng, "target")) \
+            if "{m}" in action else action
+    words = [target, query, *opts]
     if fmt is not None and not any(w.startswith("--format") for w in opts):
         words.append(f"--format={fmt}")
     return pair, words

@@ -490,6 +490,40 @@ def test_entropy_report_lines(pair, words, shared_pairs):
     assert drop_version(got.stdout) == drop_version(want.stdout)
 
 
+@pytest.mark.parametrize("pair, words", [
+    ("mito_human_orang", ("--exact=20",)),
+    ("lastz_pseudocat_vs_pseudopig", ("--mismatch=2,20", "--gappedthresh=1000")),
+    ("lastz_pseudocat_vs_pseudopig", ("--hspthresh=top5",)),
+    ("lastz_pseudocat_vs_pseudopig", ("--hspthresh=top3%", "--queryhspbest=3")),
+    ("lastz_pseudocat_vs_pseudopig", ("--segments",)),
+])
+def test_entropy_report_silent_where_lastz_is(pair, words, shared_pairs, tmp_path):
+    """lastz says its lines inside the x-drop seed extension only when the threshold is
+    a score: with the --exact/--mismatch extensions, an adaptive threshold (K=top,
+    whose score threshold is 0) or a segments file it says none, though the same pair
+    has lines with the default search; fastz runs these (it once refused them)."""
+    import sys
+
+    from parity_cases import fastz_env
+    cwd = shared_pairs / pair
+    if words == ("--segments",):
+        seg = tmp_path / "s.segments"
+        seg.write_bytes(subprocess.run(["lastz", *TQ, "--format=segments"], cwd=cwd,
+                                       capture_output=True, check=True).stdout)
+        words = (f"--segments={seg}",)
+    argv = [*TQ, "--entropy=report", *words]
+    want = subprocess.run(["lastz", *argv], cwd=cwd, capture_output=True, timeout=600)
+    got = subprocess.run([sys.executable, "-m", "fastz", *argv], cwd=cwd,
+                         capture_output=True, timeout=600, env=fastz_env())
+    plain = subprocess.run(["lastz", *TQ, "--entropy=report"], cwd=cwd, capture_output=True,
+                           timeout=600)
+    assert plain.stderr.count(b"fails entropy filter") >= 1
+    assert want.returncode == 0 and got.returncode == 0, got.stderr.decode()[-300:]
+    assert got.stderr == want.stderr == b""
+    assert drop_version(got.stdout) == drop_version(want.stdout)
+    assert got.stdout.count(b"\ns {") >= 1                  # (alignments, in lav)
+
+
 def test_entropy_report_where_fastz_cannot_say_it_is_refused(shared_pairs):
     """Inside the other seed-hit processors and lastz_D's double scores fastz does not
     produce the lines: it says so in one line rather than stay silent."""

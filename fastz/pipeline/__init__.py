@@ -59,17 +59,20 @@ def _refuse_unsupported(opts: Options) -> None:
             # (lastz has no seed table to write then and dies of a segmentation fault)
             missing.append(f"--showtable or --tableonly with {flag} "
                            "(lastz 1.04.22 crashes on it)")
-    if opts.entropy_report and opts.gfextend and (
-            opts.double_scores or opts.hspthresh_top or opts.segments_file
-            or opts.twins_max is not None or opts.recover_seeds
-            or opts.seed_filter_matches is not None or opts.exact is not None
-            or opts.mismatch is not None
+    if opts.entropy_report and opts.gfextend and not (
+            opts.hspthresh_top or opts.segments_file or opts.exact is not None
+            or opts.mismatch is not None) and (
+            opts.double_scores or opts.twins_max is not None or opts.recover_seeds
+            or opts.seed_filter_matches is not None
             or any(k in extra for k in ("queryhsplimit", "queryhspbest", "anyornone",
                                         "limitperquery", "chores"))):
-        # (LASTZ's lines come from inside those searches; only the default one says them)
-        missing.append("--entropy=report with the double scores, an adaptive or immediate "
-                       "HSP limit, --segments, --chores or a seed-hit processor other than "
-                       "the default")
+        # (LASTZ's lines come from inside its x-drop seed extension, which those searches
+        # share; fastz says them for the default search alone.  An adaptive threshold
+        # (K=top: its score threshold is 0), a segments file (no search) and the
+        # --exact/--mismatch extensions say none, nor does fastz then)
+        missing.append("--entropy=report with the double scores, an HSP limit "
+                       "(--queryhspbest, --queryhsplimit, --anyornone, --stopafter), "
+                       "--chores, --twins, --recoverseeds or --filter")
     if "hspid" in (opts.format_fields or ()):
         # (LASTZ's run-wide count of HSPs entering its tables, carried by anchors and
         # alignments: not tracked by fastz, which would print a wrong number)

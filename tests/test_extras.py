@@ -473,14 +473,33 @@ def test_immediate_extensions_after_the_last_printed_one_still_report(limit, sha
     ("mito_human_orang", ("P=2", "--format=general")),
     ("human_vs_mouse_cgp", ("--entropy=report", "--strand=minus", "--format=maf")),
     ("dwv_vs_vdv1", ("--entropy=report", "--nogapped", "--chain")),
+    # --queryhspbest: both strands' lines, then both strands' truncation reports
+    ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--queryhspbest=5",
+                                      "--allocate:traceback=200k")),
+    ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--queryhspbest=5", "--masking=2",
+                                      "--format=axt")),
+    # --queryhsplimit: each search's lines up to where lastz stops it, before its warning
+    ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--queryhsplimit=3")),
+    ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--queryhsplimit=keep,nowarn:5",
+                                      "--format=axt")),
+    ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--queryhsplimit=1",
+                                      "--verbosity=1", "--format=general")),
+    ("dwv_vs_vdv1", ("--entropy=report", "--queryhsplimit=5")),
+    # --chores: the searches fenced by each chore's intervals
+    ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--chores={chores}")),
+    ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--chores={chores}",
+                                      "--strand=minus", "--format=maf")),
 ])
-def test_entropy_report_lines(pair, words, shared_pairs):
+def test_entropy_report_lines(pair, words, shared_pairs, tmp_path):
     """The report lines (raw score, segment, diagonal, the diagonal hash's block, the
     factor), strand after strand, the alignments unchanged."""
     import sys
 
     from parity_cases import fastz_env
     cwd = shared_pairs / pair
+    chores = tmp_path / "chores.txt"
+    chores.write_text("* 1 18000 pig1 1 20000\n* 1 18000 pig2 1 7000 -\ncat 2000 18000 pig3\n")
+    words = tuple(w.format(chores=chores) for w in words)
     want = subprocess.run(["lastz", *TQ, *words], cwd=cwd, capture_output=True, timeout=600)
     got = subprocess.run([sys.executable, "-m", "fastz", *TQ, *words], cwd=cwd,
                          capture_output=True, timeout=600, env=fastz_env())
@@ -533,6 +552,7 @@ def test_entropy_report_where_fastz_cannot_say_it_is_refused(shared_pairs):
     for prog, pair, words in (
             ("fastz.double", "mito_human_orang", (*TQ, "--entropy=report")),
             ("fastz", "mito_human_orang", (*TQ, "--entropy=report", "--twins=10..100")),
+            ("fastz", "mito_human_orang", (*TQ, "--entropy=report", "--stopafter=2")),
             ("fastz", MLC, ("target.fa[multiple]", "--self", "--entropy=report",
                             "--format=general:name1,start1,name2,start2"))):
         res = subprocess.run([sys.executable, "-m", prog, *words],

@@ -399,10 +399,16 @@ def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
     ``pipeline.filtering.entropy_failures`` to report and drop.
 
     Returns (out, n, n_raw, stopped): ``stopped`` once a query position ended with
-    more than ``stop_after`` (>= 0) rows.
+    more than ``stop_after`` (>= 0) rows (a reported row does not count: LASTZ counts
+    HSPs).
     """
     n_raw = 0
     tagged = out.shape[1] == 6
+    failed = 0                                 # reported rows among out[:n]
+    if report != 0 and stop_after >= 0:
+        for r in range(n):
+            if out[r, 2] < 0:
+                failed += 1
     for k in range(lo, hi):
         ka = k + AHEAD_PROCESS
         if ka < hi:                            # the x-drop reads bytes either side
@@ -413,7 +419,7 @@ def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
             prefetch(t, e1a + 32)
         e1 = hits[k, 0]
         e2 = hits[k, 1]
-        if 0 <= stop_after < n and k > lo and e2 != hits[k - 1, 1]:
+        if 0 <= stop_after < n - failed and k > lo and e2 != hits[k - 1, 1]:
             return out, n, n_raw, True
         n_raw += 1
         # the row to emit: the hit itself, or its HSP (one emission site, so the
@@ -442,6 +448,7 @@ def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
                         continue
                     length = -1 - length            # (failed by the entropy adjustment)
                     score = block
+                    failed += 1
         if n == out.shape[0]:
             out = grow(out, n + 1)
         out[n, 0] = r1
@@ -452,7 +459,7 @@ def process_hits(hits, lo, hi, t, q, len1, len2, seed_len,
             out[n, 4] = e2
             out[n, 5] = hits[k, 2]
         n += 1
-    return out, n, n_raw, 0 <= stop_after < n
+    return out, n, n_raw, 0 <= stop_after < n - failed
 
 
 @njit(cache=True)

@@ -64,15 +64,14 @@ def _refuse_unsupported(opts: Options) -> None:
             or opts.mismatch is not None) and (
             opts.double_scores or opts.twins_max is not None or opts.recover_seeds
             or opts.seed_filter_matches is not None
-            or any(k in extra for k in ("queryhsplimit", "queryhspbest", "anyornone",
-                                        "limitperquery", "chores"))):
+            or any(k in extra for k in ("anyornone", "limitperquery"))):
         # (LASTZ's lines come from inside its x-drop seed extension, which those searches
-        # share; fastz says them for the default search alone.  An adaptive threshold
+        # share; fastz says them for the default search alone, whole or fenced by
+        # chores.  An adaptive threshold
         # (K=top: its score threshold is 0), a segments file (no search) and the
         # --exact/--mismatch extensions say none, nor does fastz then)
-        missing.append("--entropy=report with the double scores, an HSP limit "
-                       "(--queryhspbest, --queryhsplimit, --anyornone, --stopafter), "
-                       "--chores, --twins, --recoverseeds or --filter")
+        missing.append("--entropy=report with the double scores, --anyornone, "
+                       "--stopafter, --twins, --recoverseeds or --filter")
     if "hspid" in (opts.format_fields or ()):
         # (LASTZ's run-wide count of HSPs entering its tables, carried by anchors and
         # alignments: not tracked by fastz, which would print a wrong number)

@@ -114,6 +114,9 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
         # a single strand with a plain threshold: LASTZ never chooses
         return [aligner.strand(bufs[strands[0]], strands[0])], []
     segments = aligner.segments is not None
+    # (--entropy=report: lastz says its lines as the searches go, both strands' before
+    # either is finished; none for K=top, whose score threshold is 0)
+    report = [] if o.entropy_report and not adaptive and not segments else None
     seg, state = kst.new_table(double=o.double_scores)
     for s in strands:
         q = np.ascontiguousarray(bufs[s].chars, np.uint8)
@@ -123,7 +126,8 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
         else:
             # with K=top every x-drop extension is offered to the table, which keeps
             # the best
-            raw = aligner.find_hsps(bufs[s], s, unmerged=True, every=adaptive)
+            raw = aligner.find_hsps(bufs[s], s, unmerged=True, every=adaptive,
+                                    entropy_failures=report)
         if not adaptive and not o.gfextend and not segments:
             # LASTZ's table holds un-extended seed hits with score 0 (scored only
             # when the strand is finished)
@@ -147,8 +151,17 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
         # LASTZ chooses after searching the minus strand only
         kst.choose_best(seg, state, best)
     # (finished lazily: --masking masks the target between the strands)
-    return _finish_shared(aligner, bufs, seg, state, sid, strands,
-                          fixed_gapped=not adaptive or o.gappedthresh_top is None), []
+    results = _finish_shared(aligner, bufs, seg, state, sid, strands,
+                             fixed_gapped=not adaptive or o.gappedthresh_top is None)
+    return (_reported_first(results, report) if report else results), []
+
+
+def _reported_first(results, lines: list):
+    """``results``, the first carrying the query's --entropy=report lines."""
+    for k, res in enumerate(results):
+        if k == 0:
+            res.stats["entropy_report"] = "".join(lines)
+        yield res
 
 
 def limited_hsp_query(limit: int, keep: bool, aligner, strands, bufs, sid):
@@ -167,14 +180,20 @@ def limited_hsp_query(limit: int, keep: bool, aligner, strands, bufs, sid):
     keeps the HSPs found up to the query position where it stopped.  A kept query is
     finished minus strand first (collectHspsSeparately)."""
     stops = aligner.opts.twins_max is None
+    report = aligner.opts.entropy_report
     found, searched = {}, []
     prev = 0
     for s in strands:
         left = limit if prev == 0 else (limit - prev if prev < limit else 1)
+        # (--entropy=report: the lines of the search up to where LASTZ stops it; a
+        # stopped search over the limit decides as a complete one would)
+        lines = [] if report else None
         hsps = aligner.find_hsps(bufs[s], s, unmerged=True,
-                                 stop_after=left if keep and stops else -1)
+                                 stop_after=left if (keep or report) and stops else -1,
+                                 entropy_failures=lines)
         # (over the limit, LASTZ's search stops here)
-        searched.append((s, bufs[s].name if stops and hsps.shape[0] > left else None))
+        searched.append((s, bufs[s].name if stops and hsps.shape[0] > left else None,
+                         "".join(lines or ())))
         n = _table_rows(aligner, bufs[s], s, hsps)
         if prev + n > limit and not keep:
             return [], searched
@@ -206,13 +225,16 @@ def _finish_limited(aligner, limit, strands, bufs, found):
 
 def hsp_limit_warnings(limit: int, warn: bool, aligner, searched) -> None:
     """LASTZ's stderr lines for a query's strand searches, ``searched`` as (strand,
-    the query's name where that search went over --queryhsplimit, else None) in
-    search order: each search's --verbosity line, then its warning (the explanation
-    once per run); those over are counted for the end-of-run total."""
+    the query's name where that search went over --queryhsplimit, else None[, the
+    search's --entropy=report lines]) in search order: each search's --verbosity line,
+    its report, then its warning (the explanation once per run); those over are
+    counted for the end-of-run total."""
     import sys
 
-    for strand, name in searched:
+    for strand, name, *said in searched:
         aligner.say_search(strand)
+        if said and said[0]:
+            sys.stderr.write(said[0])
         if name is None:
             continue
         aligner.limit_exceeded += 1

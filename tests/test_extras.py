@@ -466,6 +466,53 @@ def test_immediate_extensions_after_the_last_printed_one_still_report(limit, sha
         assert lz.stderr.count(b"truncating") > 2 * printable, "none after the last printed"
 
 
+@pytest.fixture(scope="module")
+def three_copies(shared_pairs, tmp_path_factory):
+    """A target holding the human mitochondrion three times between random spacers:
+    each query seed hits three places at one query position."""
+    import random
+    where = tmp_path_factory.mktemp("three")
+    mito = "".join(ln.strip() for ln in
+                   (shared_pairs / "mito_human_orang" / "target.fa").read_text().splitlines()
+                   if not ln.startswith(">"))
+    rng = random.Random(5)
+    spacer = lambda: "".join(rng.choice("ACGT") for _ in range(3000))  # noqa: E731
+    seq = spacer() + mito + spacer() + mito + spacer() + mito + spacer()
+    (where / "t3.fa").write_text(">t3\n" + "\n".join(seq[i:i + 60]
+                                                   for i in range(0, len(seq), 60)) + "\n")
+    (where / "q.fa").write_bytes((shared_pairs / "mito_human_orang" / "query.fa").read_bytes())
+    return where
+
+
+@pytest.mark.parametrize("limit", [["--anyornone"], ["--stopafter=1"], ["--stopafter=2"],
+                                   ["--anyornone", "--twins=1..100"]], ids=" ".join)
+def test_immediate_search_stops_after_its_query_position(limit, three_copies):
+    """The search stops once a query position is done: the position's HSPs after the one
+    that passes the limit are extended too, printed nowhere, their truncations reported
+    (fastz had stopped at that HSP); a --twins search never stops, and every later HSP
+    is extended (29,515 lines of lastz's)."""
+    from parity_cases import run_program
+    words = ["t3.fa", "q.fa", *limit, "--allocate:traceback=200k"]
+    lz, fz = (run_program(p, words, three_copies) for p in ("lastz", "fastz"))
+    assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert fz.stderr == lz.stderr
+    assert lz.stderr.count(b"truncating") >= 3
+
+
+def test_immediate_twin_search_never_warns(shared_pairs):
+    """--anyornone with --twins and a --queryhsplimit: lastz's twin search never stops,
+    so no query is "over the limit" (fastz had warned and counted two)."""
+    from parity_cases import run_program
+    words = ["target.fa", "query.fa", "--anyornone", "--twins=1..100", "--queryhsplimit=2"]
+    cwd = shared_pairs / "lastz_pseudocat_vs_pseudopig"
+    lz, fz = (run_program(p, words, cwd) for p in ("lastz", "fastz"))
+    assert lz.returncode == fz.returncode == 0
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert fz.stderr == lz.stderr == b""
+    assert fz.stdout.count(b"\ns {") >= 2
+
+
 # --- --entropy=report: LASTZ's stderr line for each HSP the entropy adjustment drops ---
 
 @pytest.mark.parametrize("pair,words", [

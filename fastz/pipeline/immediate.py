@@ -42,7 +42,10 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     # LASTZ's search goes on after the last alignment it can print (until one more
     # counts), extending every HSP it finds: only the truncation reports of those
     # extensions reach stderr, so without them there is nothing left to do
-    silent_after_cap = not warn and not truncations_reported(aligner.opts)
+    reported = truncations_reported(aligner.opts)
+    silent_after_cap = not warn and not reported
+    # (LASTZ's twin hit processor never stops a search, nor warns)
+    stops = aligner.opts.twins_max is None
     found = {}
     for s in strands:
         query = bufs[s]
@@ -50,21 +53,26 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
         kept, truncs = [], []
         search.start_strand()
         searched.append((s, None))
+        end = hsps.shape[0]
         for k in range(hsps.shape[0]):
-            if silent_after_cap and (cap.left <= 0 or search.full()):
+            if k >= end or silent_after_cap and (cap.left <= 0 or search.full()):
                 break                # nothing more can be printed, nor need be counted
             anchor = anchors_from_hsps(hsps[k:k + 1], aligner.target.chars,
                                        query.chars, aligner.scores.sub)
             alns = _extend(aligner, query, s, anchor, truncs, with_trivial=False)
-            if len(alns) == 0:
+            if len(alns) == 0 or end < hsps.shape[0]:
                 continue
             key = (s, int(alns.beg1[0]), int(alns.end1[0]), int(alns.beg2[0]),
                    int(alns.end2[0]))
             if search.offer(key):
                 kept.append(cap.take(alns, query))     # printed as found, one by one
-            if search.stopped():
-                searched[-1] = (s, query.name)         # LASTZ's search stops here
-                break
+            if search.stopped() and stops:
+                searched[-1] = (s, query.name)         # LASTZ's search stops here,
+                # once its query position is done: the position's later HSPs are
+                # extended too, printed nowhere, but their truncations reported (and
+                # with --twins every later HSP, as the search goes on)
+                end = (aligner.find_hsps(query, s, unmerged=True, stop_after=k).shape[0]
+                       if reported else k + 1)
         found[s] = (kept, truncs)
     # then LASTZ finishes each strand with no anchors left: that prints the trivial
     # self-alignment of a query identical to the target (unless --notrivial); the

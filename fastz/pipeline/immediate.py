@@ -53,20 +53,21 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
         kept, truncs = [], []
         search.start_strand()
         searched.append((s, None))
-        end = hsps.shape[0]
+        end, stopped = hsps.shape[0], False
         for k in range(hsps.shape[0]):
             if k >= end or silent_after_cap and (cap.left <= 0 or search.full()):
                 break                # nothing more can be printed, nor need be counted
             anchor = anchors_from_hsps(hsps[k:k + 1], aligner.target.chars,
                                        query.chars, aligner.scores.sub)
             alns = _extend(aligner, query, s, anchor, truncs, with_trivial=False)
-            if len(alns) == 0 or end < hsps.shape[0]:
+            if len(alns) == 0 or stopped:
                 continue
             key = (s, int(alns.beg1[0]), int(alns.end1[0]), int(alns.beg2[0]),
                    int(alns.end2[0]))
             if search.offer(key):
                 kept.append(cap.take(alns, query))     # printed as found, one by one
             if search.stopped() and stops:
+                stopped = True
                 searched[-1] = (s, query.name)         # LASTZ's search stops here,
                 # once its query position is done: the position's later HSPs are
                 # extended too, printed nowhere, but their truncations reported (and

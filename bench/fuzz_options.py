@@ -264,7 +264,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--pairs", nargs="*", default=list(SMALL_PAIRS))
+    ap.add_argument("--pairs", nargs="*", default=list(SMALL_PAIRS),
+                    help="pairs under ../shared/data/pairs, or folders (absolute paths) "
+                         "holding a target.fa and a query.fa")
     ap.add_argument("--fastz", default="", help="extra words for fastz only, e.g. "
                     "'--workers=2' or '--backend=gpu' (with FASTZ_GPU_ENGINE=twin set)")
     ap.add_argument("--with", dest="with_words", default="",

@@ -409,6 +409,33 @@ def test_search_in_blocks_equals_one_block(case, shared_pairs):
                 assert got_raw == raw and np.array_equal(got, want), (stop, block)
 
 
+def test_reported_rows_do_not_count_toward_a_stop(shared_pairs):
+    """--entropy=report keeps the HSPs the entropy adjustment drops as marked rows; a
+    search that stops on a count (--queryhsplimit) counts HSPs only, as LASTZ's
+    searchToGo: its HSPs are those of the unreported search with the same stop, in any
+    block size, and the marked rows lie among them."""
+    from fastz.kernels import filtering as kfilt
+    from fastz.kernels.seeding import char_codes
+    from fastz.pipeline import filtering as pfilt
+    index, t, strands = _part_case(("12of19", 1, True, True, None), shared_pairs)
+    s = index.spec
+    failed = 0
+    for qs in strands:
+        len1, len2 = pfilt._strand_length(t), pfilt._strand_length(qs)
+        args = (index.dir_, index.low, index.pos, index.low_bits, s.length, s.care_off,
+                s.care_bits, s.flips, s.resolve_off, 1, t, qs, char_codes(qs), len1, len2,
+                SS.masked, 910, 3000, 3000, 9000, kfilt.MODE_XDROP)
+        for stop in (-1, 0, 3, 40):
+            want, _ = kfilt.search_strand(*args, kfilt.diag_hash(len2), 0, stop)
+            for block in (1, 97, 1 << 40):
+                got, _ = kfilt.search_strand(*args, kfilt.diag_hash(len2), 0, stop, block,
+                                             0, kfilt.NO_LIMIT, 0, kfilt.NO_LIMIT, 1)
+                marked = got[:, 2] < 0
+                assert np.array_equal(got[~marked], want), (stop, block)
+                failed += int(marked.sum())
+    assert failed > 0
+
+
 @pytest.mark.parametrize("parts", [1, 3])
 @pytest.mark.parametrize("block", [1 << 40, 5000])
 def test_hits_gathered_in_any_buffers(parts, block, shared_pairs):

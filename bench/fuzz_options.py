@@ -34,6 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from conftest import PAIRS, drop_version  # noqa: E402
+from fastz.lastz_words import YASRA  # noqa: E402
 from parity_cases import run_program  # noqa: E402
 
 SMALL_PAIRS = ("dengue1_vs_dengue2", "dwv_vs_vdv1", "mito_human_orang", "mito_human_mouse",
@@ -176,6 +177,11 @@ class SideFiles:
             path.write_text("".join(f"{a} {b}\n" for a, b in zip(spots[::2], spots[1::2])))
         return str(path)
 
+    def action(self, r, actions: list[str], pair: str, side: str) -> str:
+        """One of ``actions``, a mask file of the pair's ``side`` in place of {m}."""
+        action = r.choice(actions)
+        return action.format(m=self.intervals(pair, r, side)) if "{m}" in action else action
+
     def segments(self, pair: str) -> str:
         path = self.folder / f"{pair}.segments"
         if not path.exists():
@@ -192,14 +198,12 @@ class SideFiles:
 RARE_POOL = [
     lambda r, s, p: f"--scores={s.scores(r)}",
     lambda r, s, p: f"--segments={s.segments(p)}",
-    lambda r, s, p: r.choice(list(YASRA_WORDS)),
+    lambda r, s, p: r.choice(list(YASRA)),
     lambda r, s, p: "--readgroup=ID:grp1",
     lambda r, s, p: _pick(r, "--rawhits", "--hitsonly", "--nochain", "--noxtrim", "--gfextend"),
     lambda r, s, p: f"--format=general:{r.choice(RARE_FIELDS)}",
     lambda r, s, p: f"--ambiguous=iupac --allgappedbounds --step={r.randint(1, 9)}",
 ]
-YASRA_WORDS = ("--yasra98", "--yasra95", "--yasra90", "--yasra85", "--yasra75",
-               "--yasra95short", "--yasra85short")
 RARE_QUERY_ACTIONS = ["[revcomp]", "[softmask={m}]", "[xmask={m}]", "[nmask={m}]",
                       "[softmask=keep:{m}]", "[nameparse=alphanum]", "[subsample=1/1]",
                       "[1500..6000][revcomp]", "[unmask][xmask={m}]",
@@ -233,13 +237,10 @@ def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
         # subrange did not load (fastz prints "n"): nothing to compare there
         query = "query.fa"
     if side is not None and rng.random() < 0.5 and not query.endswith("-"):
-        action = rng.choice(RARE_QUERY_ACTIONS)
-        query += action.format(m=side.intervals(pair, rng)) if "{m}" in action else action
-    target = rng.choice(TARGETS)
+        query += side.action(rng, RARE_QUERY_ACTIONS, pair, "query")
+    target = rng.choice(TARGETS)      # (after the query's action: earlier seeds replay)
     if side is not None and rng.random() < 0.25 and target == "target.fa":
-        action = rng.choice(RARE_TARGET_ACTIONS)
-        target += action.format(m=side.intervals(pair, rng, "target")) \
-            if "{m}" in action else action
+        target += side.action(rng, RARE_TARGET_ACTIONS, pair, "target")
     words = [target, query, *opts]
     if fmt is not None and not any(w.startswith("--format") for w in opts):
         words.append(f"--format={fmt}")

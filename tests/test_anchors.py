@@ -16,6 +16,7 @@ from fastz.records import ANCHOR_DTYPE, HSP_DTYPE, Partitions, Sequence
 from fastz.scoring import build_scoreset
 
 from conftest import LASTZ, drop_version
+from parity_cases import run_program
 from seedharness import (GENERAL_FIELDS, fastz_anchor_trace, lastz_anchor_trace, make_target,
                          read_fasta, revcomp)
 
@@ -301,9 +302,7 @@ def test_segments_with_query_actions_as_lastz(shared_pairs, tmp_path, pair, quer
     else:
         seg.write_text(segments)
     argv = ["target.fa", query, f"--segments={seg}", *words.split()]
-    want = subprocess.run([LASTZ, *argv], cwd=cwd, capture_output=True, timeout=300)
-    got = subprocess.run([sys.executable, "-m", "fastz", *argv], cwd=cwd,
-                         capture_output=True, timeout=300)
+    want, got = (run_program(p, argv, cwd, timeout=300) for p in ("lastz", "fastz"))
     assert got.returncode == want.returncode
     if want.returncode == 0:
         assert drop_version(got.stdout) == drop_version(want.stdout)
@@ -325,9 +324,7 @@ def test_masking_with_segments_goes_on_where_lastz_crashes(shared_pairs, tmp_pat
     seg.write_bytes(subprocess.run([LASTZ, "target.fa", "query.fa", "--format=segments"],
                                    cwd=cwd, capture_output=True, check=True).stdout)
     argv = ["target.fa", "query.fa", f"--segments={seg}", *words.split()]
-    want = subprocess.run([LASTZ, *argv], cwd=cwd, capture_output=True, timeout=300)
-    got = subprocess.run([sys.executable, "-m", "fastz", *argv], cwd=cwd,
-                         capture_output=True, timeout=300)
+    want, got = (run_program(p, argv, cwd, timeout=300) for p in ("lastz", "fastz"))
     assert want.returncode == -11 and got.returncode == 0, got.stderr
     lz, fz = drop_version(want.stdout), drop_version(got.stdout)
     # (lastz's stdout is a pipe: it lost what it had buffered, whole lines or not)

@@ -568,9 +568,7 @@ def test_entropy_report_silent_where_lastz_is(pair, words, shared_pairs, tmp_pat
     a score: with the --exact/--mismatch extensions, an adaptive threshold (K=top,
     whose score threshold is 0) or a segments file it says none, though the same pair
     has lines with the default search; fastz runs these (it once refused them)."""
-    import sys
-
-    from parity_cases import fastz_env
+    from parity_cases import run_program
     cwd = shared_pairs / pair
     if words == ("--segments",):
         seg = tmp_path / "s.segments"
@@ -578,9 +576,7 @@ def test_entropy_report_silent_where_lastz_is(pair, words, shared_pairs, tmp_pat
                                        capture_output=True, check=True).stdout)
         words = (f"--segments={seg}",)
     argv = [*TQ, "--entropy=report", *words]
-    want = subprocess.run(["lastz", *argv], cwd=cwd, capture_output=True, timeout=600)
-    got = subprocess.run([sys.executable, "-m", "fastz", *argv], cwd=cwd,
-                         capture_output=True, timeout=600, env=fastz_env())
+    want, got = (run_program(p, argv, cwd, timeout=600) for p in ("lastz", "fastz"))
     plain = subprocess.run(["lastz", *TQ, "--entropy=report"], cwd=cwd, capture_output=True,
                            timeout=600)
     assert plain.stderr.count(b"fails entropy filter") >= 1

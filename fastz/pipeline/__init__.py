@@ -231,6 +231,12 @@ class Aligner:
         self.prints_identity = parse_format(o.format or "lav",
                                             tuple(o.format_fields or ())).prints_identity
 
+    @property
+    def searches_stop(self) -> bool:
+        """Whether a seed search stops on a count of HSPs (--queryhsplimit, --anyornone,
+        --stopafter): LASTZ's twin hit processor never stops one, nor warns."""
+        return self.opts.twins_max is None
+
     def padded_target(self):
         """The target as the DP reads it (``kernels.ydrop.pad_target``): made once,
         before the workers fork, and again after ``--masking`` changes the target."""

@@ -116,7 +116,7 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
     segments = aligner.segments is not None
     # (--entropy=report: lastz says its lines as the searches go, both strands' before
     # either is finished; none for K=top, whose score threshold is 0)
-    report = [] if o.entropy_report and not adaptive and not segments else None
+    report = [] if o.entropy_report and not adaptive else None
     seg, state = kst.new_table(double=o.double_scores)
     for s in strands:
         q = np.ascontiguousarray(bufs[s].chars, np.uint8)
@@ -179,7 +179,7 @@ def limited_hsp_query(limit: int, keep: bool, aligner, strands, bufs, sid):
     (``--queryhsplimit+=``, ``=keep,nowarn:``) nothing is dropped: a stopped strand
     keeps the HSPs found up to the query position where it stopped.  A kept query is
     finished minus strand first (collectHspsSeparately)."""
-    stops = aligner.opts.twins_max is None
+    stops = aligner.searches_stop
     report = aligner.opts.entropy_report
     found, searched = {}, []
     prev = 0

@@ -44,8 +44,6 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     # extensions reach stderr, so without them there is nothing left to do
     reported = truncations_reported(aligner.opts)
     silent_after_cap = not warn and not reported
-    # (LASTZ's twin hit processor never stops a search, nor warns)
-    stops = aligner.opts.twins_max is None
     found = {}
     for s in strands:
         query = bufs[s]
@@ -66,7 +64,7 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
                    int(alns.end2[0]))
             if search.offer(key):
                 kept.append(cap.take(alns, query))     # printed as found, one by one
-            if search.stopped() and stops:
+            if search.stopped() and aligner.searches_stop:
                 stopped = True
                 searched[-1] = (s, query.name)         # LASTZ's search stops here,
                 # once its query position is done: the position's later HSPs are
@@ -128,8 +126,7 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
                   else replace(o, filter_nmismatch=min_match_count(o, query)))
         alns = filter_alignments(Alignments.from_hsps(hsps, kind), aligner.target, query,
                                  checks)
-        # (LASTZ's twin search never stops)
-        searched.append((s, query.name if len(alns) > limit and o.twins_max is None
+        searched.append((s, query.name if len(alns) > limit and aligner.searches_stop
                          else None))
         if o.mirrors_hsps:
             # --self: each HSP is printed with its mirror image, which the print cap

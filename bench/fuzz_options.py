@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -213,6 +214,20 @@ RARE_TARGET_ACTIONS = ["[revcomp]", "[softmask={m}]", "[xmask={m}]", "[nmask={m}
                        "[revcomp][xmask={m}]", "[2000..9000][revcomp]"]
 
 
+# --side trials: one option that writes a file beside stdout; both programs' files must
+# be identical too ({f}: a path of the program's own)
+SIDE_OUTPUTS = ["--census={f}", "--census16={f}", "--census32={f}",
+                "--masking={n} --outputmasking={f}", "--masking={n} --outputmasking+={f}",
+                "--masking={n} --outputmasking:soft={f}",
+                "--masking={n} --outputmasking+:soft={f}", "--rdotplot={f}", "--output={f}",
+                "--writesegments={f} --nogapped"]
+
+
+def side_output(rng: random.Random) -> str:
+    """One side-output template (a --side trial's); {f} is filled per program."""
+    return rng.choice(SIDE_OUTPUTS).replace("{n}", str(rng.randint(1, 6)))
+
+
 def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
          double: bool = False, side: SideFiles | None = None) -> tuple[str, list[str]]:
     """One trial: (pair, words after the program name); a ``self_share`` of them align
@@ -261,6 +276,10 @@ def _reads_file(folder: Path, pair_dir: Path, n: int, fastq: bool = False) -> Pa
     return path
 
 
+def _read(path: Path) -> bytes | None:
+    return drop_version(path.read_bytes()) if path.exists() else None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=100)
@@ -294,6 +313,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rare", action="store_true",
                     help="draw rarer options too: scores, segments and mask files, --yasra "
                          "presets, --readgroup, sequence actions, more general fields")
+    ap.add_argument("--side", action="store_true",
+                    help="each trial adds one option that writes a file (--census, "
+                         "--outputmasking, --rdotplot=, --output=, --writesegments=); the "
+                         "two programs' files are compared too")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
     side = SideFiles() if args.rare else None
@@ -317,11 +340,22 @@ def main(argv=None) -> int:
         if args.pipe and reads_dir is not None and words[1] != "--self":
             feed = Path(words[1]).read_bytes()
             words[1] = "/dev/stdin"
+        side_words = side_output(rng) if args.side else ""
+        side_dir = Path(tempfile.mkdtemp()) if args.side else None
+        # one path for both (lav and maf headers repeat the command line); lastz's file
+        # is moved aside before fastz runs
+        side_run = [w.format(f=side_dir / "side.out") for w in side_words.split()]
+        words[-1:-1] = side_words.split()      # (the report shows the template)
+        run_words = words[:-1 - len(side_run)] + side_run + words[-1:]
         start = time.perf_counter()
         try:
-            lz = run_program(lastz, words, cwd, stdin=feed, timeout=args.timeout)
-            fz = run_program(fastz, words + args.fastz.split(), cwd, stdin=feed,
+            lz = run_program(lastz, run_words, cwd, stdin=feed, timeout=args.timeout)
+            if side_dir is not None and (side_dir / "side.out").exists():
+                (side_dir / "side.out").rename(side_dir / "lastz.out")
+            fz = run_program(fastz, run_words + args.fastz.split(), cwd, stdin=feed,
                              timeout=args.timeout)
+            if side_dir is not None and (side_dir / "side.out").exists():
+                (side_dir / "side.out").rename(side_dir / "fastz.out")
         except subprocess.TimeoutExpired:
             print(f"{trial}\tTIMEOUT\t(pairs/{pair}) lastz {' '.join(words)}", file=out,
                   flush=True)
@@ -339,6 +373,9 @@ def main(argv=None) -> int:
                 else f"MISMATCH fastz failed: {first[:160]}"
         elif drop_version(lz.stdout) != drop_version(fz.stdout):
             verdict = "MISMATCH output differs"
+        elif side_dir is not None and _read(side_dir / "lastz.out") != \
+                _read(side_dir / "fastz.out"):
+            verdict = "MISMATCH side file differs"
         elif args.stderr and lz.stderr != fz.stderr:
             verdict = "MISMATCH stderr differs"
         else:
@@ -346,6 +383,8 @@ def main(argv=None) -> int:
         bad += verdict.startswith("MISMATCH")
         print(f"{trial}\t{verdict}\t{time.perf_counter() - start:.1f}s\t(pairs/{pair}) lastz "
               f"{' '.join(words)}", file=out, flush=True)
+        if side_dir is not None:
+            shutil.rmtree(side_dir, ignore_errors=True)
     print(f"# {bad} mismatches in {args.trials} trials (seed {args.seed})"
           + (f"; lastz crashed in {crashed} where fastz ran" if crashed else ""), file=out)
     return 1 if bad else 0

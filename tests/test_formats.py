@@ -198,22 +198,29 @@ def test_lav_refuses_partitioned_target(workdir):
     ("target.fa", "query.fa[multiple]", "--format=gfa"),
     # every alignment of the query would be dropped over the limit: refused all the same
     ("target.fa", "query.fa[multiple]", "--queryhsplimit=4"),
+    # the interval files that print no sequence name (even --outputmasking+'s)
+    ("target.fa[multiple]", "query.fa", "--masking=2", "--outputmasking={tmp}/m",
+     "--format=axt"),
+    ("target.fa[multiple]", "query.fa", "--masking=2", "--outputmasking+={tmp}/m",
+     "--format=axt"),
+    ("target.fa[multiple]", "query.fa", "--outputmasking:soft={tmp}/m", "--format=maf"),
 ])
-def test_lav_and_gfa_refuse_a_partitioned_query_up_front(words, shared_pairs):
-    """LASTZ refuses a partitioned target or query in lav and gfa before aligning
-    anything, naming the action (its first line; fastz says it in one)."""
-    import subprocess
-    import sys
-    from conftest import LASTZ
+def test_partitioned_sequences_refused_up_front(words, shared_pairs, tmp_path):
+    """LASTZ refuses a partitioned target or query in lav and gfa, and a partitioned
+    target with the masking files that cannot name its sequences, before aligning
+    anything, naming the action (on one to three lines; fastz says the first, or the
+    first two, in one)."""
+    from parity_cases import run_program
     cwd = shared_pairs / "lastz_pseudocat_vs_pseudopig"
-    want = subprocess.run([LASTZ, *words], cwd=cwd, capture_output=True, timeout=300)
-    got = subprocess.run([sys.executable, "-m", "fastz", *words], cwd=cwd,
-                         capture_output=True, timeout=300)
+    words = [w.format(tmp=tmp_path) for w in words]
+    want = run_program("lastz", words, cwd, timeout=300)
+    got = run_program("fastz", words, cwd, timeout=300)
     assert want.returncode == got.returncode == 1
     assert want.stdout == got.stdout == b""
-    said = want.stderr.decode().splitlines()[0].removeprefix("FAILURE: ")
-    assert "cannot be used with" in said
-    assert got.stderr.decode() == f"fastz: {said}\n"
+    said = want.stderr.decode().removeprefix("FAILURE: ").splitlines()
+    assert "cannot be used with" in said[0]
+    assert got.stderr.decode() in (f"fastz: {said[0]}\n", f"fastz: {'; '.join(said)}\n")
+    assert not (tmp_path / "m").exists()
 
 
 def test_quals_fields_need_qualities(workdir):
@@ -290,6 +297,30 @@ def test_rdotplot_side_file(workdir, tmp_path, case, flag):
     got = render(opts, target, queries, results)
     assert drop_version(got) == drop_version(expected)
     assert mine.read_bytes() == theirs.read_bytes()
+
+
+@pytest.mark.parametrize("pair,words", [
+    # gapped: each strand's records, then its alignments' segments in the dot plot
+    ("dmel2R_vs_dpse_contigs", ("--format=general:number,znumber,name2,strand2,score",)),
+    ("dmel2R_vs_dpse_contigs", ("--chain", "--format=general-:number,score,strand2")),
+    # gap-free: each HSP's record, then its dot
+    ("mito_human_orang", ("--nogapped", "--format=general:znumber,score,strand2")),
+])
+def test_rdotplot_file_takes_record_numbers(pair, words, shared_pairs, tmp_path):
+    """LASTZ counts general's records and the --rdotplot file's segments with one
+    counter, so the numbers general prints skip the dot plot's."""
+    from parity_cases import run_program
+    cwd = shared_pairs / pair
+    argv = ["target.fa", "query.fa", *words, f"--rdotplot={tmp_path / 'plot.txt'}"]
+    want = run_program("lastz", argv, cwd, timeout=600)
+    (tmp_path / "plot.txt").rename(tmp_path / "lastz.txt")
+    got = run_program("fastz", argv, cwd, timeout=600)
+    assert want.returncode == got.returncode == 0
+    assert drop_version(got.stdout) == drop_version(want.stdout)
+    assert (tmp_path / "plot.txt").read_bytes() == (tmp_path / "lastz.txt").read_bytes()
+    numbers = [int(line.split(b"\t")[0]) for line in want.stdout.splitlines()
+               if line[:1].isdigit()]
+    assert numbers != list(range(numbers[0], numbers[0] + len(numbers)))   # (skips)
 
 
 def test_softsam_clips_bases_a_query_subrange_did_not_load(shared_pairs):

@@ -289,9 +289,17 @@ class Writer:
             if self.spec.prints_identity:
                 vs.with_identity()
             self.strand_header(qinfo)
+            # LASTZ numbers general's records and the dot plot's segments with one
+            # counter: an HSP's dot follows its record, a gapped list's segments the list
+            shared = self.side is not None and self.spec.family == "genpaf"
+            hsps = result.alignments.kind != "gapped"
+            self.numbers_between = 1 if shared and hsps else 0
             self.write_views(qinfo, vs)
             if self.side is not None:
+                before = self.side.number
                 self.side.write(StrandResult(q, result.strand, result.alignments))
+                if shared and not hsps:
+                    self.number += self.side.number - before
         num_masked = (result.stats or {}).get("num_masked")
         if num_masked is not None:
             self.x_stanza(int(num_masked))
@@ -302,8 +310,10 @@ class Writer:
     #: writes it out.  (What a format refuses, such as HSPs on a reversed target,
     #: is raised in the worker, and in the parent when it reaches that batch.)
     strands_apart = False
-    #: alignment numbers so far (the formats that number their records)
+    #: alignment numbers so far (the formats that number their records), and how many
+    #: another writer takes after each record (an HSP's dot in --rdotplot's file)
     number = 0
+    numbers_between = 0
     #: a worker's renderer (``render``): numbers become placeholders, headers the
     #: parent's
     rendering = False
@@ -467,8 +477,27 @@ def refuse_partitioned(opts: Options, target: Sequence, flag: str | None = None)
         return
     separated = (query is not None and query.separator is not None and bool(opts.target)
                  and parse_specifier(opts.target).separator is not None)
-    what = "multiple action (forced by separator action)" if separated else "multiple action"
-    raise OptionsError(f"{what} cannot be used with {flag}")
+    raise OptionsError(f"{_multiple_action(separated)} cannot be used with {flag}")
+
+
+def refuse_partitioned_masking(opts: Options, target: Sequence, dynamic: bool,
+                               soft_two_fields: bool) -> None:
+    """LASTZ's start-up refusal of a partitioned target with the --outputmasking files
+    that print no sequence name: ``dynamic`` (--outputmasking[+]=, LASTZ refuses even
+    its three-field form) or ``soft_two_fields`` (--outputmasking:soft=)."""
+    from .specifiers import parse_specifier
+    if target.partitions is None or not (dynamic or soft_two_fields):
+        return
+    what = _multiple_action(bool(opts.target)
+                            and parse_specifier(opts.target).separator is not None)
+    if dynamic:
+        raise OptionsError(f"{what} cannot be used with --outputmasking")
+    raise OptionsError(f"{what} cannot be used with --outputmasking:soft; "
+                       "consider using --outputmasking+:soft instead")
+
+
+def _multiple_action(separated: bool) -> str:
+    return "multiple action (forced by separator action)" if separated else "multiple action"
 
 
 def stdout_for_quirks(opts: Options, out: TextIO) -> TextIO:
@@ -477,5 +506,5 @@ def stdout_for_quirks(opts: Options, out: TextIO) -> TextIO:
 
 
 __all__ = ["FormatSpec", "Writer", "make_writer", "dotplot_writer", "write_trailer",
-           "refuse_partitioned",
+           "refuse_partitioned", "refuse_partitioned_masking",
            "parse_format", "threshold_strings", "score_matrix_lines", "seed_string"]

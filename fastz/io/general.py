@@ -252,6 +252,7 @@ class GeneralWriter(Writer):
                 self.require_forward_target("print_genpaf_match")
             self.number += 1
             out.append(self.line(qinfo, v))
+            self.number += self.numbers_between
         self.out.write("".join(out))
 
     # --- one line ---

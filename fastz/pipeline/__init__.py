@@ -899,10 +899,11 @@ def _align(aligner: Aligner, out) -> None:
     from ..io.formats import make_writer, refuse_partitioned
     from .filtering import say_shortfall
     from .gapped import report_truncations, truncations_reported
-    from .masking import finish_masking
+    from .masking import finish_masking, refuse_partitioned_masking_files
     from .report import Progress
     o = aligner.opts
-    refuse_partitioned(o, aligner.target)      # (LASTZ's start-up check: lav, gfa)
+    refuse_partitioned(o, aligner.target)      # (LASTZ's start-up checks: lav, gfa, ...
+    refuse_partitioned_masking_files(o, aligner.target)          # ... the masking files)
     _check_inputs(aligner)
     index = aligner.index                 # (--showtable's, whatever --masking does next)
     results = aligner.results()

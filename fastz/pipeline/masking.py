@@ -219,6 +219,14 @@ def _write_intervals(path: str, seq: Sequence, runs: list[tuple[int, int]], thre
         raise InputError(f'fopen_or_die failed to open "{path}" for "wt"') from exc
 
 
+def refuse_partitioned_masking_files(opts, target: Sequence) -> None:
+    """LASTZ's start-up refusal of the interval files a [multiple] target cannot name."""
+    from ..io.formats import refuse_partitioned_masking
+    files = _masking_file_words(opts)
+    refuse_partitioned_masking(opts, target, "dynamic" in files,
+                               "soft" in files and not files["soft"][1])
+
+
 def finish_masking(aligner, writer) -> None:
     """End of run (LASTZ main after the last query): --outputmasking files, the LAV m
     stanza's intervals and --census (stanza or file)."""

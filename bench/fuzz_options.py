@@ -360,7 +360,9 @@ def main(argv=None) -> int:
             print(f"{trial}\tTIMEOUT\t(pairs/{pair}) lastz {' '.join(words)}", file=out,
                   flush=True)
             continue
-        if lz.returncode in (-11, 139) and fz.returncode == 0:
+        if b"Traceback (most recent call last)" in fz.stderr:
+            verdict = "MISMATCH fastz printed a traceback"
+        elif lz.returncode in (-11, 139) and fz.returncode == 0:
             # lastz died of a segmentation fault where fastz ran: a known lastz bug
             # fastz does not copy (docs/hardening.md), else a case to look into
             verdict = "LASTZ CRASHED, fastz ran (is it a known lastz bug?)"

@@ -300,7 +300,7 @@ def string_to_unitized_int(text: str, by_thousands: bool) -> int:
         body = text[:-1]
     if _INT.fullmatch(body):
         v = int(body)
-        if not -2**31 <= v < 2**31 or abs(v) > (2**31 - 1) // mult:
+        if not -2**31 <= v < 2**31 or (mult != 1 and abs(v) > (2**31 - 1) // mult):
             raise OptionsError(f'"{text}" is out of range for an integer')
         return v * mult
     vf = _c_float(body)

@@ -192,6 +192,10 @@ def test_inner_real_pair(pair, monkeypatch):
     (CAT, PIG, "K=top3%", "--chain"),
     (APPLE, ORANGE, "K=top3%"),                   # plus strand HSPs rescored before extension
     (APPLE, ORANGE, "K=top3%", "--masking=2"),
+    # the count is a u32 (a negative one keeps every HSP) from a C int (its least
+    # value needs no suffix check)
+    (CAT, PIG, "K=top-1", "--nogapped", "--format=general"),
+    (CAT, PIG, "K=top-2147483648", "--nogapped", "--format=general"),
 ], ids=lambda w: " ".join(w[2:]))
 def test_adaptive(words, data, monkeypatch):
     assert_same(words, data, monkeypatch)

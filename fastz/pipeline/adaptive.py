@@ -47,7 +47,7 @@ def coverage_limit(top: str, target_len: int) -> int:
     if body.endswith("%"):
         p = float(body[:-1]) / 100.0
         return int(p * target_len + 0.5) & 0xFFFFFFFF
-    return int(body)
+    return int(body) & 0xFFFFFFFF          # (a u32: "top-1" keeps every HSP)
 
 
 def _as_hsps(seg: np.ndarray, state: np.ndarray, double: bool) -> np.ndarray:

@@ -228,6 +228,32 @@ def side_output(rng: random.Random) -> str:
     return rng.choice(SIDE_OUTPUTS).replace("{n}", str(rng.randint(1, 6)))
 
 
+# --odd trials: edge values for numeric options (zero, negative, huge, fractions,
+# unit suffixes, percentages), where LASTZ's parsing decides what runs
+ODD_NUMBERS = ["0", "-1", "1", "2147483647", "-2147483648", "2147483648", "1.5", "0.4",
+               "2k", "1K", "3M", "1G", "1e3", "+5", "007", "12x", "", " 3", "0.5%", "50%",
+               "-3%", "101%", "1k%"]
+ODD_OPTIONS = ["--step={v}", "--xdrop={v}", "--ydrop={v}", "--hspthresh={v}",
+               "--hspthresh=top{v}", "--gappedthresh={v}", "--gappedthresh=top{v}",
+               "--gap={v},{v}", "--match={v},{v}", "--inner={v}", "--masking={v}",
+               "--maxwordcount={v}", "--word={v}", "--queryhspbest={v}",
+               "--queryhsplimit={v}", "--querydepth={v}", "--stopafter={v}",
+               "--allocate:traceback={v}", "--chain={v},{v}", "--identity={v}..{v}",
+               "--coverage={v}", "--continuity={v}", "--filter=nmatch:{v}",
+               "--filter=nmismatch:0..{v}", "--twins={v}..{v}", "--exact={v}",
+               "--mismatch={v},{v}", "--ambiguous=n,{v},{v}", "--seed=match{v}",
+               "--seed=half{v}", "--progress={v}", "--entropy={v}", "--transition={v}",
+               "--notrivial", "--filter={v},{v}", "--filter=cares:{v},{v}"]
+
+
+def odd_option(rng: random.Random) -> str:
+    """One --odd trial's option: an ODD_OPTIONS form with edge values."""
+    form = rng.choice(ODD_OPTIONS)
+    while "{v}" in form:
+        form = form.replace("{v}", rng.choice(ODD_NUMBERS), 1)
+    return form
+
+
 def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
          double: bool = False, side: SideFiles | None = None) -> tuple[str, list[str]]:
     """One trial: (pair, words after the program name); a ``self_share`` of them align
@@ -317,6 +343,9 @@ def main(argv=None) -> int:
                     help="each trial adds one option that writes a file (--census, "
                          "--outputmasking, --rdotplot=, --output=, --writesegments=); the "
                          "two programs' files are compared too")
+    ap.add_argument("--odd", action="store_true",
+                    help="each trial adds one or two options with edge values (zero, "
+                         "negative, huge, fractions, suffixes, percentages)")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args(argv)
     side = SideFiles() if args.rare else None
@@ -327,6 +356,8 @@ def main(argv=None) -> int:
     bad = crashed = 0
     for trial in range(args.trials):
         pair, words = draw(rng, args.pairs, args.self_share, args.double, side)
+        if args.odd:
+            words[-1:-1] = [odd_option(rng) for _ in range(rng.randint(1, 2))]
         if args.with_words:
             # (before the trial's --format word: LASTZ's last format word wins anyway)
             words[-1:-1] = args.with_words.split()

@@ -309,6 +309,15 @@ class Options:
         if self.mismatch is not None:
             integral_score(self.mismatch[1], "--mismatch length")
 
+    def _check_score_range(self) -> None:
+        """Thresholds and drops LASTZ's 32-bit score type cannot hold (derived from a
+        huge --match, say): lastz converts them with undefined results; fastz refuses."""
+        for flag, v in (("--hspthresh", self.hspthresh), ("--gappedthresh", self.gappedthresh),
+                        ("--xdrop", self.xdrop), ("--ydrop", self.ydrop)):
+            if v is not None and not -2**31 <= v < 2**31:
+                raise OptionsError(f"{flag} would be {v}, more than LASTZ's 32-bit scores "
+                                   "hold; use smaller scores")
+
     def validate(self) -> None:
         """Raise OptionsError (naming the flag) for settings LASTZ rejects.
 
@@ -327,6 +336,8 @@ class Options:
             raise OptionsError("--mirror can only be used with --self")
         if self.double_scores:
             self._check_whole_scores()
+        elif self.derived:
+            self._check_score_range()
         if self.word < 8:
             raise OptionsError(f"--word doesn't allow so few bits ({self.word})")
         if self.word > MAX_SEED_BIT_WEIGHT:

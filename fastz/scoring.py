@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re as _re
 from contextlib import contextmanager
+from functools import cached_property
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -69,6 +70,12 @@ class ScoreSet:
     @property
     def rows(self) -> str:
         return self.labels if self.row_labels is None else self.row_labels
+
+    @cached_property
+    def best(self) -> float:
+        """The best substitution score (no alignment of n columns scores more than n
+        times it)."""
+        return float(self.sub.max())
 
     @property
     def aa(self) -> int | float:

@@ -282,7 +282,7 @@ class Aligner:
                                                     self.backend))
         with st.chores.fenced(self.target, query):                # --chores
             # (no seed given: the index was built from this run's seed)
-            return st.filtering.check_score_range(st.filtering.find_hsps(
+            hsps = st.filtering.find_hsps(
                 self.index, self.target.chars, query.chars, None, o.transition,
                 self.scores.masked, o.xdrop, thresh, entropy, gfextend=gfextend,
                 gapped=o.gapped, stats=self.stats,
@@ -290,7 +290,9 @@ class Aligner:
                 processor=self.processor(unmerged), backend=backend, stop_after=stop_after,
                 threads=threads, window=None if query.chore is None else query.chore.bounds,
                 double=o.double_scores and not every, say=say,
-                entropy_failures=entropy_failures))
+                entropy_failures=entropy_failures)
+        return st.filtering.check_score_range(hsps, self.scores.best, len(self.target),
+                                              len(query))
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -420,9 +422,9 @@ class Aligner:
             self.hitproc, self.stats, o.double_scores,
             lambda k, *at: shortfall.setdefault(k, at), self.present_keys)
         longest = int((offsets[1:] - offsets[:-1]).max()) if len(offsets) > 1 else 0
-        if float(self.scores.masked.max()) * longest > st.filtering.SCORE_MAX:
-            for hsps in found:                    # (reads of ordinary scores cannot)
-                st.filtering.check_score_range(hsps)
+        for hsps in found:              # (with reads' lengths, at once where none could)
+            st.filtering.check_score_range(hsps, self.scores.best, len(self.target),
+                                           longest)
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + \
             time.perf_counter() - t0
         return found, shortfall

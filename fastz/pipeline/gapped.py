@@ -241,7 +241,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
         beg2=al[keep, A_POS2].copy(), end2=al[keep, A_END2] + 1,
         score=scores_of(al[keep, A_SCORE], scores.sub), ops_start=starts, ops=enc.astype(np.uint64),
         kind="gapped")
-    check_score_range(alns.score, "a gapped alignment")
+    check_score_range(alns.score, scores.best, len(target), len(query), "a gapped alignment")
     return alns, trunc, over
 
 
@@ -290,7 +290,8 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
                        end2=cols[X_END2], score=scores_of(cols[X_SCORE], scores.sub),
                        ops_start=ostart, ops=enc,
                        kind="gapped")
-    check_score_range(table.score, "a gapped alignment")
+    check_score_range(table.score, scores.best, len(target), int(np.diff(qoff).max(initial=0)),
+                      "a gapped alignment")
     strand = cols[X_STRAND]
     if keep is not None:
         mask = keep(table, strand, qcat, qoff)

@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 import re as _re
 from contextlib import contextmanager
-from functools import cached_property
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np

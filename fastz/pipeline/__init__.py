@@ -291,6 +291,10 @@ class Aligner:
                 threads=threads, window=None if query.chore is None else query.chore.bounds,
                 double=o.double_scores and not every, say=say,
                 entropy_failures=entropy_failures)
+        if o.gapped:
+            # (LASTZ's HSP sums wrap too, but what the gapped stage makes of them is
+            # checked there: a sequence against itself, say, scores 2^31 - 1 in both)
+            return hsps
         return st.filtering.check_score_range(hsps, self.scores.best, len(self.target),
                                               len(query))
 
@@ -422,7 +426,7 @@ class Aligner:
             self.hitproc, self.stats, o.double_scores,
             lambda k, *at: shortfall.setdefault(k, at), self.present_keys)
         longest = int((offsets[1:] - offsets[:-1]).max()) if len(offsets) > 1 else 0
-        for hsps in found:              # (with reads' lengths, at once where none could)
+        for hsps in found if not o.gapped else ():     # (see find_hsps)
             st.filtering.check_score_range(hsps, self.scores.best, len(self.target),
                                            longest)
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + \

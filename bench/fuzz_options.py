@@ -15,8 +15,12 @@ succeeded.  Mismatches go to the report (one line each, with the command to repr
     python bench/fuzz_options.py --trials 60 --reads 400 --pipe           # ... piped
     python bench/fuzz_options.py --trials 60 --rare        # + scores files, --segments,
                                   # mask files, --yasra, --readgroup, more actions and fields
+    python bench/fuzz_options.py --trials 60 --side        # + one option writing a file
+                                  # (--census, --outputmasking, --rdotplot=, ...): compared too
+    python bench/fuzz_options.py --trials 100 --odd        # + edge values for numeric options
 
-A trial where lastz itself fails is a match only if fastz fails too (messages may differ).
+A trial where lastz itself fails is a match only if fastz fails too (messages may differ);
+a traceback from fastz is always a mismatch.
 One where lastz dies of a segmentation fault and fastz runs is reported apart, not as a
 mismatch: docs/hardening.md lists the lastz crashes fastz does not copy.
 """
@@ -408,7 +412,11 @@ def main(argv=None) -> int:
             verdict = "match" if fz.returncode != 0 else "MISMATCH lastz failed, fastz did not"
         elif fz.returncode != 0:
             first = (fz.stderr.decode(errors="replace").strip().splitlines() or [""])[-1]
+            # (a number out of a C int's range: lastz's sscanf wraps it silently, fastz
+            # refuses it, deliberately: docs/hardening.md)
             verdict = "REFUSED" if "not yet supported" in first \
+                else "REFUSED (out of range; lastz wraps it)" \
+                if "is out of range for an integer" in first \
                 else f"MISMATCH fastz failed: {first[:160]}"
         elif drop_version(lz.stdout) != drop_version(fz.stdout):
             verdict = "MISMATCH output differs"

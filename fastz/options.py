@@ -312,9 +312,10 @@ class Options:
     def _check_score_range(self) -> None:
         """Thresholds and drops LASTZ's 32-bit score type cannot hold (derived from a
         huge --match, say): lastz converts them with undefined results; fastz refuses."""
+        from .scoring import BEST_POSSIBLE
         for flag, v in (("--hspthresh", self.hspthresh), ("--gappedthresh", self.gappedthresh),
                         ("--xdrop", self.xdrop), ("--ydrop", self.ydrop)):
-            if v is not None and not -2**31 <= v < 2**31:
+            if v is not None and not -BEST_POSSIBLE - 1 <= v <= BEST_POSSIBLE:
                 raise OptionsError(f"{flag} would be {v}, more than LASTZ's 32-bit scores "
                                    "hold; use smaller scores")
 

@@ -42,6 +42,9 @@ HOXD70_EXTEND = 30
 BAD_SCORE = -1000              # X / x against anything
 FILL_SCORE = -100              # N, IUPAC, digits ...
 VERY_BAD_SCORE = -107_374_182  # NUL (sequence terminator / partition separator)
+#: LASTZ's bestPossibleScore: the most its 32-bit score type holds (its sums wrap past
+#: it, but for the identical-sequence sum, which saturates there)
+BEST_POSSIBLE = 2**31 - 1
 
 # --match=R,P derivations (LASTZ's unitScores_*: 400/123 and 30/123 of the mismatch penalty)
 UNIT_OPEN = 3.25
@@ -76,6 +79,19 @@ class ScoreSet:
         """The best substitution score (no alignment of n columns scores more than n
         times it)."""
         return float(self.sub.max())
+
+    def check_sums(self, scores: np.ndarray, len1: int, len2: int, what: str) -> None:
+        """A one-line error where one of ``scores`` (of alignments of sequences of
+        ``len1`` and ``len2`` bases) passes ``BEST_POSSIBLE``: lastz's sums wrap there
+        (scores such as ``--match=1000000``), and nothing after it can be matched.
+        Where the best score times the shorter length fits, nothing is looked at."""
+        if self.best * min(len1, len2) <= BEST_POSSIBLE or scores.dtype.kind != "i" \
+                or scores.shape[0] == 0:
+            return
+        top = int(scores.max())
+        if top > BEST_POSSIBLE:
+            raise OptionsError(f"{what} scores {top}, more than LASTZ's 32-bit scores hold "
+                               "(lastz's sums wrap there); use smaller scores")
 
     @property
     def aa(self) -> int | float:

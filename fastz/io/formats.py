@@ -477,26 +477,11 @@ def refuse_partitioned(opts: Options, target: Sequence, flag: str | None = None)
         return
     separated = (query is not None and query.separator is not None and bool(opts.target)
                  and parse_specifier(opts.target).separator is not None)
-    raise OptionsError(f"{_multiple_action(separated)} cannot be used with {flag}")
+    raise OptionsError(f"{multiple_action(separated)} cannot be used with {flag}")
 
 
-def refuse_partitioned_masking(opts: Options, target: Sequence, dynamic: bool,
-                               soft_two_fields: bool) -> None:
-    """LASTZ's start-up refusal of a partitioned target with the --outputmasking files
-    that print no sequence name: ``dynamic`` (--outputmasking[+]=, LASTZ refuses even
-    its three-field form) or ``soft_two_fields`` (--outputmasking:soft=)."""
-    from .specifiers import parse_specifier
-    if target.partitions is None or not (dynamic or soft_two_fields):
-        return
-    what = _multiple_action(bool(opts.target)
-                            and parse_specifier(opts.target).separator is not None)
-    if dynamic:
-        raise OptionsError(f"{what} cannot be used with --outputmasking")
-    raise OptionsError(f"{what} cannot be used with --outputmasking:soft; "
-                       "consider using --outputmasking+:soft instead")
-
-
-def _multiple_action(separated: bool) -> str:
+def multiple_action(separated: bool) -> str:
+    """How LASTZ names the action that partitions a sequence in its refusals."""
     return "multiple action (forced by separator action)" if separated else "multiple action"
 
 
@@ -506,5 +491,5 @@ def stdout_for_quirks(opts: Options, out: TextIO) -> TextIO:
 
 
 __all__ = ["FormatSpec", "Writer", "make_writer", "dotplot_writer", "write_trailer",
-           "refuse_partitioned", "refuse_partitioned_masking",
+           "refuse_partitioned", "multiple_action",
            "parse_format", "threshold_strings", "score_matrix_lines", "seed_string"]

@@ -21,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..scoring import BEST_POSSIBLE     # (bestPossibleScore, integer scores)
 from .norefs import no_refcount
 
 BUCKET_SIZE = 3               # LASTZ bucketSize: most segments in a leaf
 NO_PRED = -1                  # LASTZ noPred
-BEST_POSSIBLE = 2147483647    # bestPossibleScore (integer scores)
 FLT_MAX = 3.4028234663852886e38   # lastz_D's bestPossibleScore
 INT_MIN = -2147483648
 

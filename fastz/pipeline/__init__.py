@@ -291,12 +291,12 @@ class Aligner:
                 threads=threads, window=None if query.chore is None else query.chore.bounds,
                 double=o.double_scores and not every, say=say,
                 entropy_failures=entropy_failures)
-        if o.gapped:
-            # (LASTZ's HSP sums wrap too, but what the gapped stage makes of them is
-            # checked there: a sequence against itself, say, scores 2^31 - 1 in both)
-            return hsps
-        return st.filtering.check_score_range(hsps, self.scores.best, len(self.target),
-                                              len(query))
+        if not o.gapped:
+            # (a gapped run's HSP sums wrap in LASTZ too, but what the gapped stage
+            # makes of them is checked there: a sequence against itself, say, scores
+            # 2^31 - 1 in both)
+            self.scores.check_sums(hsps["score"], len(self.target), len(query), "an HSP")
+        return hsps
 
     def processor(self, unmerged: bool = False):
         """The run's hit processor; ``unmerged``: one that leaves --twins/--recoverseeds
@@ -425,10 +425,10 @@ class Aligner:
             self.scores.masked, o.xdrop, o.hspthresh, o.entropy, o.gfextend, o.gapped,
             self.hitproc, self.stats, o.double_scores,
             lambda k, *at: shortfall.setdefault(k, at), self.present_keys)
-        longest = int((offsets[1:] - offsets[:-1]).max()) if len(offsets) > 1 else 0
-        for hsps in found if not o.gapped else ():     # (see find_hsps)
-            st.filtering.check_score_range(hsps, self.scores.best, len(self.target),
-                                           longest)
+        if not o.gapped:                                    # (see find_hsps)
+            longest = int((offsets[1:] - offsets[:-1]).max(initial=0))
+            for hsps in found:
+                self.scores.check_sums(hsps["score"], len(self.target), longest, "an HSP")
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + \
             time.perf_counter() - t0
         return found, shortfall

@@ -536,29 +536,6 @@ def _entropy_failures(rows: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.
     return rows[~failed] if failed.any() else rows
 
 
-#: the most LASTZ's score type holds: its sums wrap past it (lastz_D's are doubles)
-SCORE_MAX = 2**31 - 1
-
-
-def check_score_range(hsps: np.ndarray, best: float, len1: int, len2: int,
-                      what: str = "an HSP") -> np.ndarray:
-    """``hsps`` (a table with a score column, or scores) of sequences of ``len1`` and
-    ``len2`` bases, as they are, or a one-line error where one scores past
-    ``SCORE_MAX``: lastz's sums wrap there (scores such as ``--match=1000000``), and
-    nothing after it can be matched.  ``best``: the best substitution score (no
-    alignment scores more than that times the shorter length: where that fits, the
-    scores are not looked at)."""
-    if best * min(len1, len2) <= SCORE_MAX:
-        return hsps
-    scores = hsps["score"] if hsps.dtype.names else hsps
-    if scores.shape[0] and scores.dtype.kind == "i":
-        top = int(scores.max())
-        if top > SCORE_MAX:
-            raise OptionsError(f"{what} scores {top}, more than LASTZ's 32-bit scores hold "
-                               "(lastz's sums wrap there); use smaller scores")
-    return hsps
-
-
 def shortfall_line(pos1: int, pos2: int) -> str:
     """LASTZ's warning, once per run, that its seed-hit queue overflowed."""
     return f"seed hit queue shortfall at {pos1}/{pos2}\n"

@@ -24,10 +24,8 @@ from ..kernels.gapped import (
 from ..kernels.scorewords import fractional, scores_of, to_word
 from ..kernels.ydrop import pad_target
 from ..records import Alignments, Sequence, concat_buffers
-from ..scoring import ScoreSet, run_score
-from .filtering import check_score_range
+from ..scoring import BEST_POSSIBLE, ScoreSet, run_score
 
-BEST_POSSIBLE = 0x7FFFFFFF
 STAT_NAMES = ("anchors", "anchors_skipped", "extensions", "eager", "cells_inspector",
               "cells_executor", "alignments", "truncated", "empty", "redone")
 
@@ -241,7 +239,7 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
         beg2=al[keep, A_POS2].copy(), end2=al[keep, A_END2] + 1,
         score=scores_of(al[keep, A_SCORE], scores.sub), ops_start=starts, ops=enc.astype(np.uint64),
         kind="gapped")
-    check_score_range(alns.score, scores.best, len(target), len(query), "a gapped alignment")
+    scores.check_sums(alns.score, len(target), len(query), "a gapped alignment")
     return alns, trunc, over
 
 
@@ -290,7 +288,7 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
                        end2=cols[X_END2], score=scores_of(cols[X_SCORE], scores.sub),
                        ops_start=ostart, ops=enc,
                        kind="gapped")
-    check_score_range(table.score, scores.best, len(target), int(np.diff(qoff).max(initial=0)),
+    scores.check_sums(table.score, len(target), int(np.diff(qoff).max(initial=0)),
                       "a gapped alignment")
     strand = cols[X_STRAND]
     if keep is not None:

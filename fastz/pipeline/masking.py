@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import OptionsError
 from ..records import Alignments, Sequence
 from .filtering import _strand_length
 
@@ -220,11 +221,21 @@ def _write_intervals(path: str, seq: Sequence, runs: list[tuple[int, int]], thre
 
 
 def refuse_partitioned_masking_files(opts, target: Sequence) -> None:
-    """LASTZ's start-up refusal of the interval files a [multiple] target cannot name."""
-    from ..io.formats import refuse_partitioned_masking
+    """LASTZ's start-up refusal of a partitioned target with the interval files that
+    cannot name its sequences: --outputmasking[+]= (even the three-field form) and
+    --outputmasking:soft= (two fields)."""
+    from ..io.formats import multiple_action
+    from ..io.specifiers import parse_specifier
     files = _masking_file_words(opts)
-    refuse_partitioned_masking(opts, target, "dynamic" in files,
-                               "soft" in files and not files["soft"][1])
+    soft_unnamed = "soft" in files and not files["soft"][1]
+    if target.partitions is None or not ("dynamic" in files or soft_unnamed):
+        return
+    what = multiple_action(bool(opts.target)
+                           and parse_specifier(opts.target).separator is not None)
+    if "dynamic" in files:
+        raise OptionsError(f"{what} cannot be used with --outputmasking")
+    raise OptionsError(f"{what} cannot be used with --outputmasking:soft; "
+                       "consider using --outputmasking+:soft instead")
 
 
 def finish_masking(aligner, writer) -> None:

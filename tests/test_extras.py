@@ -504,6 +504,23 @@ def test_immediate_search_stops_after_its_query_position(limit, three_copies):
     assert lz.stderr.count(b"truncating") >= 3
 
 
+@pytest.mark.parametrize("words", [("--queryhsplimit=2",), ("--verbosity=1",)],
+                         ids=" ".join)
+def test_immediate_truncations_said_before_the_next_search(words, shared_pairs):
+    """HSP-immediate mode: lastz reports a strand's truncations as its search extends the
+    HSPs, so they come before the strand's over-the-limit warning and before the next
+    strand's --verbosity line (fastz had said those first)."""
+    from parity_cases import run_program
+    argv = [*TQ, "--stopafter=3", "--allocate:traceback=200k", *words]
+    cwd = shared_pairs / "mito_human_orang"
+    lz, fz = (run_program(p, argv, cwd) for p in ("lastz", "fastz"))
+    assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
+    assert fz.stderr == lz.stderr
+    later = b"WARNING" if "--queryhsplimit=2" in words else b"(reverse strand)"
+    assert 0 <= lz.stderr.find(b"truncating") < lz.stderr.find(later)
+
+
 def test_immediate_twin_search_never_warns(shared_pairs):
     """--anyornone with --twins and a --queryhsplimit: lastz's twin search never stops,
     so no query is "over the limit" (fastz had warned and counted two)."""
@@ -540,6 +557,24 @@ def test_immediate_twin_search_never_warns(shared_pairs):
     ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--chores={chores}")),
     ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--chores={chores}",
                                       "--strand=minus", "--format=maf")),
+    # the other seed-hit processors: the lines come from their x-drop extensions; a
+    # twin search's seed-hit queue shortfall (once a run) falls among them (line 30 of
+    # 36 here)
+    ("mito_human_orang", ("--entropy=report", "--twins=10..100", "--format=general")),
+    ("dwv_vs_vdv1", ("--entropy=report", "--twins=10..200", "--seedqueue=70",
+                     "--format=general")),
+    ("mito_human_orang", ("--entropy=report", "--recoverseeds")),
+    ("mito_human_orang", ("--entropy=report", "--filter=2,10")),
+    ("dwv_vs_vdv1", ("--entropy=report", "--recoverseeds", "--queryhsplimit=5")),
+    # HSP-immediate mode: the lines of the search up to its stop, each where the search
+    # said it, between the truncation reports of the extensions around it
+    ("hpylori_26695_vs_J99_Eslice", ("--entropy=report", "--stopafter=3",
+                                     "--allocate:traceback=200k", "--format=general")),
+    ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--stopafter=20", "--verbosity=1",
+                                      "--queryhsplimit=5", "--allocate:traceback=200k")),
+    ("lastz_pseudocat_vs_pseudopig", ("--entropy=report", "--anyornone", "--nogapped")),
+    ("hpylori_26695_vs_J99_Eslice", ("--entropy=report", "--stopafter=4", "--nogapped",
+                                     "--filter=identity:80", "--queryhsplimit=1")),
 ])
 def test_entropy_report_lines(pair, words, shared_pairs, tmp_path):
     """The report lines (raw score, segment, diagonal, the diagonal hash's block, the
@@ -590,21 +625,31 @@ def test_entropy_report_silent_where_lastz_is(pair, words, shared_pairs, tmp_pat
     assert got.stdout.count(b"\ns {") >= 1                  # (alignments, in lav)
 
 
+@pytest.mark.parametrize("words", [(), ("--strand=minus",), ("--twins=10..100",)],
+                         ids=" ".join)
+def test_entropy_report_lines_self_partitioned(words, shared_pairs):
+    """--self on a [multiple] target: the opposite strand's search goes through the
+    general kernel, whose report lines are lastz's too (fastz once refused this)."""
+    from parity_cases import run_program
+    argv = ["target.fa[multiple]", "--self", "--entropy=report", *words,
+            "--format=general:name1,start1,name2,start2,score"]
+    want, got = (run_program(p, argv, shared_pairs / MLC, timeout=600)
+                 for p in ("lastz", "fastz"))
+    assert want.returncode == 0 and got.returncode == 0, got.stderr.decode()[-300:]
+    assert want.stderr.count(b"fails entropy filter") >= 1
+    assert got.stderr == want.stderr
+    assert got.stdout == want.stdout
+
+
 def test_entropy_report_where_fastz_cannot_say_it_is_refused(shared_pairs):
-    """Inside the other seed-hit processors and lastz_D's double scores fastz does not
-    produce the lines: it says so in one line rather than stay silent."""
+    """Inside lastz_D's double scores fastz does not produce the lines: it says so in
+    one line rather than stay silent."""
     import sys
 
     from parity_cases import fastz_env
-    for prog, pair, words in (
-            ("fastz.double", "mito_human_orang", (*TQ, "--entropy=report")),
-            ("fastz", "mito_human_orang", (*TQ, "--entropy=report", "--twins=10..100")),
-            ("fastz", "mito_human_orang", (*TQ, "--entropy=report", "--stopafter=2")),
-            ("fastz", MLC, ("target.fa[multiple]", "--self", "--entropy=report",
-                            "--format=general:name1,start1,name2,start2"))):
-        res = subprocess.run([sys.executable, "-m", prog, *words],
-                             cwd=shared_pairs / pair, capture_output=True,
-                             timeout=600, env=fastz_env())
-        err = res.stderr.decode()
-        assert res.returncode == 1 and err.count("\n") == 1, err
-        assert "not yet supported by fastz" in err and "--entropy=report" in err
+    res = subprocess.run([sys.executable, "-m", "fastz.double", *TQ, "--entropy=report"],
+                         cwd=shared_pairs / "mito_human_orang", capture_output=True,
+                         timeout=600, env=fastz_env())
+    err = res.stderr.decode()
+    assert res.returncode == 1 and err.count("\n") == 1, err
+    assert "not yet supported by fastz" in err and "--entropy=report" in err

@@ -436,6 +436,54 @@ def test_reported_rows_do_not_count_toward_a_stop(shared_pairs):
     assert failed > 0
 
 
+@pytest.mark.parametrize("which", ["simple", "recover", "twins", "filter"])
+def test_general_kernel_reports_without_changing_its_rows(which, shared_pairs):
+    """The general kernel's --entropy=report rows (the other seed-hit processors): its
+    HSPs are those of the unreported search, with or without a stop (which counts HSPs
+    only), the marked rows lie among them in search order, each the default kernel's
+    marked row where the processor is the default one, and a twin search's shortfall
+    says how many rows came before it."""
+    from dataclasses import replace
+
+    from fastz.kernels import filtering as kfilt
+    from fastz.kernels import hitproc as khit
+    from fastz.kernels.seeding import char_codes
+    from fastz.pipeline import filtering as pfilt
+    index, t, strands = _part_case(("12of19", 1, True, True, None), shared_pairs)
+    hp = pfilt.default_processor(True, True)
+    hp = {"simple": hp, "recover": replace(hp, proc=khit.PROC_RECOVER),
+          "twins": replace(hp, proc=khit.PROC_TWIN, twin_min=38, twin_max=200,
+                           queue_size=400),
+          "filter": replace(hp, min_matches=10)}[which]
+    failed = 0
+    for qs in strands:
+        len1, len2 = pfilt._strand_length(t), pfilt._strand_length(qs)
+        stops = (-1,) if which == "twins" else (-1, 0, 3, 40)
+        for stop in stops:
+            def search(report):
+                return pfilt.general_search(index, t, qs, char_codes(qs), len1, len2,
+                                            SS.masked, 1, 910, 3000, True, hp,
+                                            stop_after=stop, report=report)
+            want, raw, short = search(False)
+            got, got_raw, got_short = search(True)
+            marked = got[:, 2] < 0
+            assert np.array_equal(got[~marked], want) and got_raw == raw, (which, stop)
+            failed += int(marked.sum())
+            assert tuple(got_short[:2]) == tuple(short[:2])
+            if got_short[0] >= 0:
+                assert 0 <= got_short[2] <= got.shape[0] and short[2] == -1
+            if which == "simple":
+                args = (index.dir_, index.low, index.pos, index.low_bits, index.spec.length,
+                        index.spec.care_off, index.spec.care_bits, index.spec.flips,
+                        index.spec.resolve_off, 1, t, qs, char_codes(qs), len1, len2,
+                        SS.masked, 910, 3000, 3000, 9000, kfilt.MODE_XDROP)
+                rows, _ = kfilt.search_strand(*args, kfilt.diag_hash(len2), 0, stop,
+                                              kfilt.BLOCK_HITS, 0, kfilt.NO_LIMIT, 0,
+                                              kfilt.NO_LIMIT, 1)
+                assert np.array_equal(rows, got), stop
+    assert failed > 0
+
+
 @pytest.mark.parametrize("parts", [1, 3])
 @pytest.mark.parametrize("block", [1 << 40, 5000])
 def test_hits_gathered_in_any_buffers(parts, block, shared_pairs):

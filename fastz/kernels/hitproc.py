@@ -21,7 +21,7 @@ from . import cells
 from .arrays import grow, segment_rows
 from .cells import DIAG_HASH_MASK, DIAG_HASH_SIZE
 from .filtering import (AHEAD_DIR, NO_KEYS, NO_LIMIT, RING, _extend_stops, _hit_excluded,
-                        _xdrop_hsp, contiguous_mask, has_key, new_ring,
+                        _segment_score, _xdrop_hsp, contiguous_mask, has_key, new_ring,
                         ring_ahead_inline)
 from .norefs import no_refcount
 from .seeding import lookup
@@ -93,7 +93,8 @@ def search_strand_general(dir_, low, pos, low_bits,
                           min_matches, max_transversions, care,
                           twin_min, twin_max, queue_size, self_mode,
                           part1_off, part2_off, part2_len, stop_after,
-                          t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list):
+                          t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list,
+                          report=0):
     """Seed hits of one query strand through any LASTZ hit processor.
 
     Parameters as ``kernels.filtering.search_strand``, plus:
@@ -126,6 +127,11 @@ def search_strand_general(dir_, low, pos, low_bits,
         on entry, and left so on return (only the 16-bucket blocks a hit touched,
         listed in ``used_list``, are cleared: a short read touches a few, and the
         caller keeps one set of tables instead of zeroing 1 MB per strand).
+    report : int
+        1 for ``--entropy=report`` (x-drop, integer scores): as ``kernels.filtering.
+        process_hits``, an HSP the entropy adjustment takes below the threshold is kept
+        as a row (pos1, pos2, -1 - length, diagonal-hash end before its extension), in
+        search order, and does not count towards ``stop_after``.
 
     Returns
     -------
@@ -133,7 +139,8 @@ def search_strand_general(dir_, low, pos, low_bits,
         ``rows[:, 0..3]`` = pos1, pos2, length, score in report order (int64; float64
         with a float ``table``, the inference's fractional scores, where ``xdrop`` and
         ``hspthresh`` are floats too); ``n_raw`` the seed hits enumerated;
-        ``shortfall`` (pos1, pos2) of the first seed-hit-queue overflow, or (-1, -1).
+        ``shortfall`` (pos1, pos2, rows before it, with ``report``) of the first
+        seed-hit-queue overflow, or (-1, -1, -1).
     """
     state, scratch = new_scratch(proc, queue_size, mismatches, flips.shape[0])
     out = segment_rows(table, 1024)
@@ -148,18 +155,21 @@ def search_strand_general(dir_, low, pos, low_bits,
             hspthresh, ent_lo, ent_hi, min_matches, max_transversions, care, twin_min,
             twin_max, self_mode, part1_off, part2_off, part2_len, stop_after,
             t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list, state, scratch,
-            out, n, fresh, NO_KEYS)
+            out, n, fresh, NO_KEYS, report)
         if need == 0:
             break
         out = grow(out, need)
         fresh = False
-    return out[:n], state[S_RAW], np.array([state[S_SHORT1], state[S_SHORT2]], np.int64)
+    return out[:n], state[S_RAW], np.array([state[S_SHORT1], state[S_SHORT2],
+                                            state[S_SHORT_AT]], np.int64)
 
 
 #: ``_search_into``'s state (``new_scratch``'s int64 array), kept across a resumption:
 #: the seed-hit queue's newest entry number, the first shortfall (pos1, pos2), the
-#: run of valid bases, the hash blocks used, the seed hits counted, the next position
-S_QNUM, S_SHORT1, S_SHORT2, S_RUN, S_USED, S_RAW, S_NEXT = range(7)
+#: run of valid bases, the hash blocks used, the seed hits counted, the next position,
+#: the rows the entropy adjustment failed (--entropy=report) and the rows before the
+#: shortfall (where LASTZ warns of it among its report lines)
+S_QNUM, S_SHORT1, S_SHORT2, S_RUN, S_USED, S_RAW, S_NEXT, S_FAILED, S_SHORT_AT = range(9)
 
 
 @njit(cache=True)
@@ -170,7 +180,7 @@ def new_scratch(proc, queue_size, mismatches, nf):
     the look-ahead ring (``filtering.new_ring``)."""
     qsize = queue_size if proc == PROC_TWIN else 1
     los, his, ring_keys, ring_allow, ring_n = new_ring(nf)
-    return np.zeros(S_NEXT + 1, np.int64), (
+    return np.zeros(S_SHORT_AT + 1, np.int64), (
         np.zeros(qsize, np.int64), np.zeros(qsize, np.bool_), np.zeros(qsize, np.int64),
         np.zeros(qsize, np.int64), np.zeros(DIAG_HASH_SIZE if proc == PROC_TWIN else 1,
                                             np.int64),
@@ -186,7 +196,7 @@ def _search_into(dir_, low, pos, low_bits,
                  twin_min, twin_max, self_mode,
                  part1_off, part2_off, part2_len, stop_after,
                  t_lo, t_hi, q_lo, q_hi, diag_end, diag_actual, used, used_list,
-                 qstate, scratch, out, n, fresh, present):
+                 qstate, scratch, out, n, fresh, present, report):
     """``search_strand_general``'s work: its rows written to ``out`` from row ``n``,
     with the working arrays of ``new_scratch``, which it leaves ready for the next
     strand (as the diagonal tables).  ``fresh``: a new strand (else the resumption of
@@ -194,7 +204,8 @@ def _search_into(dir_, low, pos, low_bits,
     done, else the rows its next query position may add, which ``out`` lacks: the
     caller gives a table of at least that many rows and resumes (what it needs, the
     seed hits counted and the shortfall among them, is in ``qstate``).  ``present``:
-    the table's keys as a bitmap (``seeding.present_keys``), or empty.
+    the table's keys as a bitmap (``seeding.present_keys``), or empty.  ``report``: as
+    ``search_strand_general``.
 
     It counts no references (``norefs``): called once a strand, the counting around
     its arrays was 29 % of a read batch's search."""
@@ -208,12 +219,15 @@ def _search_into(dir_, low, pos, low_bits,
         qstate[S_USED] = 0
         qstate[S_RAW] = 0
         qstate[S_NEXT] = -AHEAD_DIR
+        qstate[S_FAILED] = 0
+        qstate[S_SHORT_AT] = -1
         for r in range(ring_n.shape[0]):
             ring_n[r] = 0
     nused = qstate[S_USED]
     columns = twin_max - seed_len
     filtering = min_matches >= 0
     n_raw = qstate[S_RAW]
+    failed = qstate[S_FAILED]
     # each window's keys are computed ahead into a ring while their memory is fetched
     # (kernels.filtering.ring_ahead: for a short read every lookup is a cache miss)
     run = qstate[S_RUN]
@@ -253,6 +267,7 @@ def _search_into(dir_, low, pos, low_bits,
             qstate[S_USED] = nused
             qstate[S_RAW] = n_raw
             qstate[S_NEXT] = i
+            qstate[S_FAILED] = failed
             return n, n + hits
         for kk in range(nk):
             for j in range(los[kk], his[kk]):
@@ -267,6 +282,8 @@ def _search_into(dir_, low, pos, low_bits,
                 if (e1 - seed_len < t_lo or e1 > t_hi or e2 - seed_len < q_lo
                         or e2 > q_hi):
                     continue
+                if report != 0 and qstate[S_SHORT_AT] < 0 and qstate[S_SHORT1] >= 0:
+                    qstate[S_SHORT_AT] = n           # (the last hit overflowed the queue)
                 diag = e1 - e2
                 h = diag & DIAG_HASH_MASK
                 start2 = e2 - seed_len
@@ -362,6 +379,16 @@ def _search_into(dir_, low, pos, low_bits,
                     left, length, score, extent = _xdrop_hsp(
                         t, q, e1, diag, block, len1, len2, xdrop, table, ent_lo, ent_hi)
                     keep = score >= hspthresh
+                    if (not keep and report != 0
+                            and _segment_score(t, q, left, left - diag, length,
+                                               table) >= hspthresh):
+                        # failed by the entropy adjustment: LASTZ says so at once
+                        out[n, 0] = left
+                        out[n, 1] = left - diag
+                        out[n, 2] = -1 - length
+                        out[n, 3] = block
+                        n += 1
+                        failed += 1
                 elif ext == EXT_EXACT:
                     keep, left, right, extent = _exact(t, q, bits, e1, diag, length, left_stop,
                                                        right_stop, len1, len2, hspthresh)
@@ -389,8 +416,10 @@ def _search_into(dir_, low, pos, low_bits,
                 out[n, 2] = length
                 out[n, 3] = score
                 n += 1
-        if 0 <= stop_after < n:
+        if 0 <= stop_after < n - failed:
             break
+    if report != 0 and qstate[S_SHORT_AT] < 0 and qstate[S_SHORT1] >= 0:
+        qstate[S_SHORT_AT] = n
     # (loops, not slices: a slice is a view whose references are counted)
     twin_heads = last.shape[0] > 1
     for i in range(nused):
@@ -433,7 +462,7 @@ def _strands_into(dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips
             min_matches, max_transversions, care, twin_min, twin_max, 0,
             NO_KEYS, NO_KEYS, NO_KEYS, -1, 0, NO_LIMIT, 0, NO_LIMIT,
             diag_end, diag_actual, used, used_list, state, scratch, out, m, fresh,
-            present)
+            present, 0)
         if need != 0:
             return k, n, m, need
         raw[k] = state[S_RAW]
@@ -458,7 +487,7 @@ def search_strands_general(dir_, low, pos, low_bits,
 
     Strand k is ``qcat[offsets[k]:offsets[k + 1]]`` (its seed codes the same slice of
     ``codes``), searched exactly as one call per strand would (no ``--self``, no
-    ``--chores`` window, no stop).  A call from Python costs microseconds (dozens of
+    ``--chores`` window, no stop, no ``--entropy=report``).  A call from Python costs microseconds (dozens of
     arguments to check), a 150 bp read's search about as much: here it is paid once
     per batch.  ``present``: the table's keys as a bitmap (``seeding.present_keys``),
     or empty: the same rows either way.

@@ -59,19 +59,14 @@ def _refuse_unsupported(opts: Options) -> None:
             # (lastz has no seed table to write then and dies of a segmentation fault)
             missing.append(f"--showtable or --tableonly with {flag} "
                            "(lastz 1.04.22 crashes on it)")
-    if opts.entropy_report and opts.gfextend and not (
+    if opts.entropy_report and opts.gfextend and opts.double_scores and not (
             opts.hspthresh_top or opts.segments_file or opts.exact is not None
-            or opts.mismatch is not None) and (
-            opts.double_scores or opts.twins_max is not None or opts.recover_seeds
-            or opts.seed_filter_matches is not None
-            or any(k in extra for k in ("anyornone", "limitperquery"))):
-        # (LASTZ's lines come from inside its x-drop seed extension, which those searches
-        # share; fastz says them for the default search alone, whole or fenced by
-        # chores.  An adaptive threshold
-        # (K=top: its score threshold is 0), a segments file (no search) and the
-        # --exact/--mismatch extensions say none, nor does fastz then)
-        missing.append("--entropy=report with the double scores, --anyornone, "
-                       "--stopafter, --twins, --recoverseeds or --filter")
+            or opts.mismatch is not None):
+        # (LASTZ's lines come from inside its x-drop seed extension, which every search
+        # shares; lastz_D's adjustment is in doubles, which fastz_D's kernels leave to
+        # Python.  An adaptive threshold (K=top: its score threshold is 0), a segments
+        # file (no search) and the --exact/--mismatch extensions say none)
+        missing.append("--entropy=report with the double scores")
     if "hspid" in (opts.format_fields or ()):
         # (LASTZ's run-wide count of HSPs entering its tables, carried by anchors and
         # alignments: not tracked by fastz, which would print a wrong number)
@@ -154,12 +149,6 @@ class Aligner:
             sys.stderr.write(f'opening "{self.opts.target}"\n')
         self.target = capsule.target if capsule else load_target(self.opts.target, self.opts)
         o = self.opts
-        if (o.entropy_report and o.gfextend and o.self_compare and o.strand != "plus"
-                and self.target.partitions is not None):
-            # (the opposite strand's search goes through the general kernel, which says
-            # nothing of the entropy adjustment)
-            raise OptionsError("not yet supported by fastz: --entropy=report with --self "
-                               "on a partitioned target")
         if self.opts.hspthresh_top or self.opts.gappedthresh_top:
             # top<p>% thresholds become base counts once the target length is known
             from .adaptive import resolve_thresholds
@@ -394,7 +383,7 @@ class Aligner:
         if shortfall:
             res.stats["shortfall"] = shortfall[0]
         if entropy_failures:
-            res.stats["entropy_report"] = "".join(entropy_failures)
+            res.stats["entropy_report"] = entropy_failures
         if trunc is not None and trunc.shape[0]:
             res.stats["truncations"] = trunc
         if o.gapped and over:
@@ -907,7 +896,7 @@ def _write_capsule(aligner: Aligner, out) -> None:
 def _align(aligner: Aligner, out) -> None:
     """Align every query strand and write the output (header, alignments, footer)."""
     from ..io.formats import make_writer, refuse_partitioned
-    from .filtering import say_shortfall
+    from .filtering import say_report, say_shortfall
     from .gapped import report_truncations, truncations_reported
     from .masking import finish_masking, refuse_partitioned_masking_files
     from .report import Progress
@@ -942,7 +931,7 @@ def _align(aligner: Aligner, out) -> None:
                     sys.stderr.write(_searching(o, query_file, res, query_first))
                 entropy = res.stats.pop("entropy_report", None)
                 if entropy:                                 # (--entropy=report)
-                    sys.stderr.write(entropy)
+                    say_report(entropy)
                 shortfall = res.stats.pop("shortfall", None)
                 if shortfall is not None:
                     say_shortfall(*shortfall)

@@ -160,7 +160,7 @@ def _reported_first(results, lines: list):
     """``results``, the first carrying the query's --entropy=report lines."""
     for k, res in enumerate(results):
         if k == 0:
-            res.stats["entropy_report"] = "".join(lines)
+            res.stats["entropy_report"] = lines
         yield res
 
 
@@ -193,7 +193,7 @@ def limited_hsp_query(limit: int, keep: bool, aligner, strands, bufs, sid):
                                  entropy_failures=lines)
         # (over the limit, LASTZ's search stops here)
         searched.append((s, bufs[s].name if stops and hsps.shape[0] > left else None,
-                         "".join(lines or ())))
+                         lines or []))
         n = _table_rows(aligner, bufs[s], s, hsps)
         if prev + n > limit and not keep:
             return [], searched
@@ -231,10 +231,11 @@ def hsp_limit_warnings(limit: int, warn: bool, aligner, searched) -> None:
     counted for the end-of-run total."""
     import sys
 
+    from .filtering import say_report
     for strand, name, *said in searched:
         aligner.say_search(strand)
-        if said and said[0]:
-            sys.stderr.write(said[0])
+        if said:
+            say_report(said[0])
         if name is None:
             continue
         aligner.limit_exceeded += 1

@@ -278,9 +278,11 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
         ``say(pos1, pos2)``: the seed-hit queue overflowed (``--twins``); default:
         LASTZ's warning on stderr, once per process.
     entropy_failures : list, optional
-        ``--entropy=report`` (default processor, integer scores): receives LASTZ's line
-        for each HSP the entropy adjustment takes below the threshold, in search order
-        (the search then runs on the CPU, in one thread).
+        ``--entropy=report`` (integer scores): receives LASTZ's line for each HSP the
+        entropy adjustment takes below the threshold, in search order, and a seed-hit
+        queue shortfall among them as (pos1, pos2) in place of telling ``say`` (the
+        search then runs on the CPU, in one thread); a ``SearchReport`` also learns
+        where each falls among the HSPs.
 
     Returns
     -------
@@ -345,7 +347,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     if processor is not None:
         return _general_hsps(index, t, q, len1, len2, table, trans, self_mode, int(xdrop),
                              kthresh, entropy, processor, stats, part_tables, stop_after,
-                             lims, exact, say)
+                             lims, exact, say, entropy_failures)
     if len2 < spec.length:
         rows = np.zeros((0, 4), np.int64)
         n_raw = 0
@@ -520,19 +522,47 @@ def _general_setup(spec, hp: HitProcessor, hspthresh: int, entropy: bool):
     return ent, care
 
 
+class SearchReport(list):
+    """What seed searches say on stderr as they go, in order: ``--entropy=report``
+    lines, a seed-hit queue shortfall as (pos1, pos2) (``say_report`` says them); and
+    ``at``, for each item, the HSPs its search had found before it (for the modes that
+    extend each HSP as it is found, whose reports fall between: ``immediate``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.at: list = []
+
+    def add(self, items, at) -> None:
+        self.extend(items)
+        self.at.extend(at)
+
+
 def _entropy_failures(rows: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.ndarray,
-                      lines: list) -> np.ndarray:
+                      lines: list, shortfall=None) -> np.ndarray:
     """The search's rows without those ``process_hits`` marked as failed by the entropy
-    adjustment, for which LASTZ's ``--entropy=report`` lines are added to ``lines``."""
+    adjustment, for which LASTZ's ``--entropy=report`` lines are added to ``lines``
+    (with ``shortfall``, (pos1, pos2, rows before it), among them where it happened)."""
     failed = rows[:, 2] < 0
     fails = rows[failed]
     length = -1 - fails[:, 2]
     scores = kfilt.score_segments(t, q, fails[:, 0], fails[:, 1], length, table)
+    items = []
     for (pos1, pos2, _, block), n, score in zip(fails.tolist(), length.tolist(),
                                                scores.tolist()):
         factor = cells.entropy(t, q, pos1, pos2, n)
-        lines.append(f"hit of score {score} at {pos1}/{pos2}#{n} (diag {pos1 - pos2}"
+        items.append(f"hit of score {score} at {pos1}/{pos2}#{n} (diag {pos1 - pos2}"
                      f" had block at {block}) fails entropy filter ({factor:f})\n")
+    # (the HSPs before each line)
+    at = (np.flatnonzero(failed) - np.arange(fails.shape[0])).tolist()
+    if shortfall is not None and shortfall[0] >= 0:
+        before = int(shortfall[2])
+        k = int(failed[:before].sum())
+        items.insert(k, (int(shortfall[0]), int(shortfall[1])))
+        at.insert(k, before - k)
+    if isinstance(lines, SearchReport):
+        lines.add(items, at)
+    else:
+        lines.extend(items)
     return rows[~failed] if failed.any() else rows
 
 
@@ -548,13 +578,32 @@ def say_shortfall(pos1: int, pos2: int) -> None:
         sys.stderr.write(shortfall_line(pos1, pos2))
 
 
+def say_report(items) -> None:
+    """What searches said (``SearchReport``) on stderr: ``--entropy=report`` lines, a
+    seed-hit queue shortfall as (pos1, pos2), and (``immediate``) the truncation
+    reports of extensions between them (arrays, see ``gapped.report_truncations``)."""
+    for item in items:
+        if isinstance(item, tuple):
+            say_shortfall(*item)
+        elif isinstance(item, np.ndarray):
+            from .gapped import report_truncations
+            report_truncations(item)
+        else:
+            sys.stderr.write(item)
+
+
 def _general_finish(rows, n_raw: int, shortfall, t, q, table, hp: HitProcessor, stats,
-                    exact, say=None) -> np.ndarray:
+                    exact, say=None, lines: list | None = None) -> np.ndarray:
     """A strand's HSPs from ``kernels.hitproc``'s rows: a seed-hit queue shortfall
     told to ``say(pos1, pos2)`` (default: LASTZ's warning on stderr, once per
     process), exact double scores (``exact``: fastz_D's threshold and entropy),
-    merged and rescored unless ``hp.defer``; counted in ``stats``."""
-    if shortfall[0] >= 0:
+    merged and rescored unless ``hp.defer``; counted in ``stats``.  ``lines``
+    (``--entropy=report``, the rows searched with ``report``): the report's lines are
+    added, and the shortfall among them, as (pos1, pos2), where LASTZ warns of it
+    (``say_report`` says them)."""
+    if lines is not None:
+        rows = _entropy_failures(rows, t, q, table, lines, shortfall)
+    elif shortfall[0] >= 0:
         (say or say_shortfall)(int(shortfall[0]), int(shortfall[1]))
     hsps = _as_hsps(rows)
     if exact is not None:
@@ -571,28 +620,33 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
                   entropy, hp: HitProcessor, stats, part_tables=None,
                   stop_after: int = -1,
                   window=FULL_WINDOW, exact=None,
-                  say=None) -> np.ndarray:
+                  say=None, lines: list | None = None) -> np.ndarray:
     """find_hsps through ``kernels.hitproc`` (any processor, extender and filter);
-    ``exact``: (threshold, entropy) for ``double_hsps`` (fastz_D)."""
+    ``exact``: (threshold, entropy) for ``double_hsps`` (fastz_D); ``lines``: see
+    ``_general_finish``."""
     qcodes = kseed.char_codes(q)
+    report = lines is not None and hp.ext == khit.EXT_XDROP
 
     def search(stop):
         return general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop,
-                              hspthresh, entropy, hp, self_mode, part_tables, stop, window)
+                              hspthresh, entropy, hp, self_mode, part_tables, stop, window,
+                              report)
     found = _counted_search(search, stop_after, exact, hspthresh, t, q, table)
-    return _general_finish(*found, t, q, table, hp, stats, exact, say)
+    return _general_finish(*found, t, q, table, hp, stats, exact, say,
+                           lines if report else None)
 
 
 def general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop, hspthresh,
                    entropy: bool, hp: HitProcessor, self_mode: int = 0, part_tables=None,
-                   stop_after: int = -1, window=FULL_WINDOW):
+                   stop_after: int = -1, window=FULL_WINDOW, report: bool = False):
     """``kernels.hitproc.search_strand_general`` of one query strand (``qcodes``: its
     seed codes), with ``hp``'s settings: (rows, seed hits, shortfall).  A float
     ``table`` (with float ``xdrop`` and ``hspthresh``) gives float64 rows: the
-    scoring inference's fractional scores."""
+    scoring inference's fractional scores.  ``report``: the rows include those the
+    entropy adjustment failed (``--entropy=report``, see the kernel)."""
     spec = index.spec
     if len2 < spec.length:
-        return np.zeros((0, 4), np.int64), 0, (-1, -1)
+        return np.zeros((0, 4), np.int64), 0, (-1, -1, -1)
     (ent_lo, ent_hi), care = _general_setup(spec, hp, hspthresh, entropy)
     none = np.zeros(0, np.int64)
     parts = (none, none, none) if part_tables is None else part_tables
@@ -603,7 +657,7 @@ def general_search(index, t, q, qcodes, len1, len2, table, trans, xdrop, hspthre
         hp.proc, hp.ext, hp.mismatches, xdrop, hspthresh, ent_lo, ent_hi,
         hp.min_matches, hp.max_transversions, care,
         hp.twin_min, hp.twin_max, hp.queue_size, self_mode, *parts, stop_after, *window,
-        *_diag_tables())
+        *_diag_tables(), int(report))
 
 
 def fractional_hsps(index, t, q, qcodes, table, trans, xdrop, hspthresh, entropy: bool,

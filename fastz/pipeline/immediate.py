@@ -33,6 +33,7 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     given after ``--anyornone``/``--stopafter``) the notes name the strands whose search
     LASTZ stops over the limit (see ``_Search``), as ``hsp_limit_warnings`` wants."""
     from .anchors import anchors_from_hsps
+    from .filtering import SearchReport
     from .gapped import truncations_reported
 
     no_anchors = np.zeros(0, ANCHOR_DTYPE)
@@ -41,20 +42,30 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     search = _Search(limit)
     # LASTZ's search goes on after the last alignment it can print (until one more
     # counts), extending every HSP it finds: only the truncation reports of those
-    # extensions reach stderr, so without them there is nothing left to do
+    # extensions reach stderr, and the search's own --entropy=report lines, so without
+    # them there is nothing left to do
     reported = truncations_reported(aligner.opts)
-    silent_after_cap = not warn and not reported
+    said_by_search = aligner.opts.entropy_report
+    silent_after_cap = not warn and not reported and not said_by_search
     found = {}
     for s in strands:
         query = bufs[s]
-        hsps = aligner.find_hsps(query, s, unmerged=True)
-        kept, truncs = [], []
+        report = SearchReport() if said_by_search else None
+        hsps = aligner.find_hsps(query, s, unmerged=True, entropy_failures=report)
+        # what the strand's search says, in LASTZ's order: its report's lines, and the
+        # truncations of each HSP's extension where the HSP was found
+        said, heard = [], 0
+        truncs = said if reported else []
+        kept = []
         search.start_strand()
-        searched.append((s, None))
+        name = None
         end, stopped = hsps.shape[0], False
         for k in range(hsps.shape[0]):
             if k >= end or silent_after_cap and (cap.left <= 0 or search.full()):
                 break                # nothing more can be printed, nor need be counted
+            while report is not None and heard < len(report) and report.at[heard] <= k:
+                said.append(report[heard])
+                heard += 1
             anchor = anchors_from_hsps(hsps[k:k + 1], aligner.target.chars,
                                        query.chars, aligner.scores.sub)
             alns = _extend(aligner, query, s, anchor, truncs, with_trivial=False)
@@ -66,13 +77,20 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
                 kept.append(cap.take(alns, query))     # printed as found, one by one
             if search.stopped() and aligner.searches_stop:
                 stopped = True
-                searched[-1] = (s, query.name)         # LASTZ's search stops here,
+                name = query.name                      # LASTZ's search stops here,
                 # once its query position is done: the position's later HSPs are
                 # extended too, printed nowhere, but their truncations reported (and
                 # with --twins every later HSP, as the search goes on)
-                end = (aligner.find_hsps(query, s, unmerged=True, stop_after=k).shape[0]
-                       if reported else k + 1)
-        found[s] = (kept, truncs)
+                if reported or said_by_search:
+                    # (the stopped search says the first of what the whole one did)
+                    report = SearchReport() if said_by_search else None
+                    end = aligner.find_hsps(query, s, unmerged=True, stop_after=k,
+                                            entropy_failures=report).shape[0]
+                else:
+                    end = k + 1
+        said.extend(report[heard:] if report is not None else ())
+        searched.append((s, name, said))
+        found[s] = (kept, [])
     # then LASTZ finishes each strand with no anchors left: that prints the trivial
     # self-alignment of a query identical to the target (unless --notrivial); the
     # minus strand is finished with its search, the plus strand last, on its own
@@ -117,8 +135,10 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
     for s in strands:
         query = bufs[s]
         # unfiltered, the first N + 1 HSPs decide everything: stop the search there
+        said = [] if o.entropy_report else None
         hsps = aligner.find_hsps(query, s, unmerged=True,
-                                 stop_after=-1 if filtered else limit)
+                                 stop_after=-1 if filtered else limit,
+                                 entropy_failures=said)
         # LASTZ tests a segment's mismatches against --filter=nmatch's count here (0
         # when not given; the query's own count for a percentage), not against
         # --filter=nmismatch's
@@ -126,8 +146,21 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
                   else replace(o, filter_nmismatch=min_match_count(o, query)))
         alns = filter_alignments(Alignments.from_hsps(hsps, kind), aligner.target, query,
                                  checks)
-        searched.append((s, query.name if len(alns) > limit and aligner.searches_stop
-                         else None))
+        over = len(alns) > limit and aligner.searches_stop
+        if over and filtered and said is not None:
+            # --entropy=report: the lines of the search up to where it stops, after
+            # the HSP that passes the limit (the filters decide as the search goes,
+            # and the same segment always alike)
+            passing = set(zip(alns.beg1.tolist(), alns.beg2.tolist(),
+                              (alns.end1 - alns.beg1).tolist()))
+            found = [k for k, key in enumerate(zip(hsps["pos1"].tolist(),
+                                                    hsps["pos2"].tolist(),
+                                                    hsps["length"].tolist()))
+                     if key in passing]
+            said = []
+            aligner.find_hsps(query, s, unmerged=True, stop_after=found[limit],
+                              entropy_failures=said)
+        searched.append((s, query.name if over else None, said or []))
         if o.mirrors_hsps:
             # --self: each HSP is printed with its mirror image, which the print cap
             # counts too (the search's count does not)

@@ -312,6 +312,29 @@ def test_segments_with_query_actions_as_lastz(shared_pairs, tmp_path, pair, quer
         assert got.stderr.decode() == f"fastz: {said}\n"
 
 
+@pytest.mark.parametrize("target", ["target.fa[revcomp]", "target.fa-",
+                                    "target.fa[5000,2000]", "target.fa[multiple][revcomp]",
+                                    "target.fa[revcomp][revcomp]"])
+def test_segments_with_a_reverse_complemented_target_as_lastz(shared_pairs, tmp_path,
+                                                              target):
+    """lastz refuses a segments file (forward target positions) once the target is
+    reverse-complemented, by '-', [revcomp] or a backward subrange; twice is forward
+    again.  fastz had aligned the file's segments to the reversed target."""
+    cwd = shared_pairs / "dengue1_vs_dengue2"
+    seg = tmp_path / "s.segments"
+    seg.write_bytes(subprocess.run([LASTZ, "target.fa", "query.fa", "--format=segments"],
+                                   cwd=cwd, capture_output=True, check=True).stdout)
+    argv = [target, "query.fa", f"--segments={seg}", "--format=general"]
+    want, got = (run_program(p, argv, cwd, timeout=300) for p in ("lastz", "fastz"))
+    assert got.returncode == want.returncode
+    if want.returncode == 0:
+        assert got.stdout == want.stdout and got.stdout.count(b"\n") >= 2
+    else:
+        said = want.stderr.decode().removeprefix("FAILURE: ")
+        assert "reverse-complement of target" in said
+        assert got.stderr.decode() == f"fastz: {said}"
+
+
 @pytest.mark.parametrize("words", ["--masking=6 --format=general", "--masking=3 --format=maf"])
 def test_masking_with_segments_goes_on_where_lastz_crashes(shared_pairs, tmp_path, words):
     """lastz 1.04.22 dies of a segmentation fault once --masking masks a target interval

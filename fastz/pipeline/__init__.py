@@ -149,6 +149,10 @@ class Aligner:
             sys.stderr.write(f'opening "{self.opts.target}"\n')
         self.target = capsule.target if capsule else load_target(self.opts.target, self.opts)
         o = self.opts
+        if o.segments_file is not None and self.target.revcomp:
+            # (LASTZ's segments file gives forward-strand target positions)
+            raise OptionsError("can't use --segments with reverse-complement of target "
+                               f"({self.target.filename})")
         if self.opts.hspthresh_top or self.opts.gappedthresh_top:
             # top<p>% thresholds become base counts once the target length is known
             from .adaptive import resolve_thresholds

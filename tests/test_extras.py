@@ -521,6 +521,29 @@ def test_immediate_truncations_said_before_the_next_search(words, shared_pairs):
     assert 0 <= lz.stderr.find(b"truncating") < lz.stderr.find(later)
 
 
+@pytest.mark.parametrize("pair, query, words", [
+    ("lastz_pseudocat_vs_pseudopig", "query.fa", "--filter=nmatch:5% --yasra75 --anyornone"),
+    ("lastz_pseudocat_vs_pseudopig", "query.fa",
+     "--filter=nmatch:1% --filter=nmatch:200 --stopafter=5"),
+    ("mito_human_orang", "target.fa", "--filter=nmatch:100% --stopafter=3"),
+])
+def test_immediate_extensions_ignore_a_match_count_percentage(pair, query, words,
+                                                              shared_pairs):
+    """lastz's HSP-immediate extensions filter with what it set up before reading any
+    query, where a --filter=nmatch percentage of the query's length is still 0: an
+    alignment with 115 matches of a 22,929 bp query is printed under nmatch:5%
+    (fastz had dropped it); a count given too is applied, and the strand's finish (the
+    trivial self-alignment) applies the query's own count."""
+    from parity_cases import run_program
+    argv = ["target.fa", query, *words.split(),
+            "--format=general:name2,zstart2,end2,score,nmatch"]
+    cwd = shared_pairs / pair
+    lz, fz = (run_program(p, argv, cwd) for p in ("lastz", "fastz"))
+    assert lz.returncode == fz.returncode == 0, fz.stderr.decode()[-300:]
+    assert fz.stdout == lz.stdout and fz.stderr == lz.stderr
+    assert lz.stdout.count(b"\n") >= 2
+
+
 def test_immediate_twin_search_never_warns(shared_pairs):
     """--anyornone with --twins and a --queryhsplimit: lastz's twin search never stops,
     so no query is "over the limit" (fastz had warned and counted two)."""

@@ -229,11 +229,19 @@ class _Search:
 
 
 def _extend(aligner, query, strand, anchors, truncs, with_trivial=True) -> Alignments:
-    """The anchors' gapped extension with nothing accepted before, filtered."""
+    """The anchors' gapped extension with nothing accepted before, filtered.
+    ``with_trivial=False``: an extension during the search (``gappily_extend_hsps``),
+    which never sees the trivial self-alignment and filters as LASTZ set it up before
+    reading any query: a --filter=nmatch percentage of the query's length, not yet
+    worked out then, is not applied (the strand's finish applies it)."""
+    from dataclasses import replace
+
     from .backend_filters import filter_alignments
     from .gapped import gapped_extend
 
     o = aligner.opts
+    if not with_trivial and o.filter_nmatch_pct is not None:
+        o = replace(o, filter_nmatch_pct=None)
     alns, trunc, _ = gapped_extend(
         aligner.target, query, strand, anchors, aligner.scores, o.ydrop, o.gappedthresh,
         trim=o.ytrim, notrivial=o.notrivial, traceback_bytes=o.traceback_bytes,

@@ -284,6 +284,8 @@ def draw(rng: random.Random, pairs: list[str], self_share: float = 0.0,
         query = "query.fa"
     if side is not None and rng.random() < 0.5 and not query.endswith("-"):
         query += side.action(rng, RARE_QUERY_ACTIONS, pair, "query")
+        if fmt == "softsam" and ".." in query:
+            fmt = "sam"                # (as above: a subrange among the actions)
     target = rng.choice(TARGETS)      # (after the query's action: earlier seeds replay)
     if side is not None and rng.random() < 0.25 and target == "target.fa":
         target += side.action(rng, RARE_TARGET_ACTIONS, pair, "target")

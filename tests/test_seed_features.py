@@ -258,6 +258,26 @@ def test_errors(lastz_data, monkeypatch, args, message):
         fastz_output([CAT, PIG, *args.split()], lastz_data, monkeypatch)
 
 
+@pytest.mark.parametrize("words", ["--queryhsplimit=5", "--queryhsplimit=500", "--anyornone"])
+def test_unresolved_adaptive_gapped_threshold_fails_where_lastz_does(words, shared_pairs):
+    """An adaptive gapped threshold without an adaptive HSP threshold fails as lastz's
+    first gapped extension starts (gappily_extend_hsps in HSP-immediate mode), so a
+    run whose queries --queryhsplimit drops ends well (fastz had refused it up front)."""
+    from parity_cases import run_program
+    argv = ["target.fa", "query.fa", "--gappedthresh=top26%", *words.split(),
+            "--format=general"]
+    cwd = shared_pairs / "dwv_vs_vdv1"
+    lz, fz = (run_program(p, argv, cwd) for p in ("lastz", "fastz"))
+    assert fz.returncode == lz.returncode
+    if lz.returncode == 0:
+        assert fz.stdout == lz.stdout and fz.stderr == lz.stderr
+        assert b"contains more than 5 HSPs" in lz.stderr
+    else:
+        said = lz.stderr.decode().removeprefix("FAILURE: ")
+        assert "can't handle score threshold" in said
+        assert fz.stderr.decode() == f"fastz: {said}"
+
+
 # --- the default path and the per-hit cells ----------------------------------------------------
 
 

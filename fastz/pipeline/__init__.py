@@ -157,11 +157,11 @@ class Aligner:
             # top<p>% thresholds become base counts once the target length is known
             from .adaptive import resolve_thresholds
             self.opts = resolve_thresholds(self.opts, self.target)
-            if self.opts.gappedthresh_top and self.opts.gapped and not self.opts.hspthresh_top:
-                # LASTZ only turns an adaptive gapped threshold into a score when the
-                # HSP threshold is adaptive too; otherwise its first strand fails so
-                raise OptionsError("gapped_extend can't handle score threshold "
-                                   f"{self.opts.gappedthresh_top}")
+        # LASTZ only turns an adaptive gapped threshold into a score when the HSP
+        # threshold is adaptive too; otherwise its first gapped extension fails (see
+        # refuse_unresolved_gapped), which a query --queryhsplimit drops never reaches
+        self.unresolved_gapped = (self.opts.gappedthresh_top if self.opts.gapped
+                                  and not self.opts.hspthresh_top else None)
         if verbosity >= 5 and not {"tableonly", "writecapsule"} & set(self.opts.extra or ()):
             q = self.opts.query
             sys.stderr.write(f'opening "{q}"\n' if q is not None else
@@ -223,6 +223,13 @@ class Aligner:
         from ..io.formats import parse_format
         self.prints_identity = parse_format(o.format or "lav",
                                             tuple(o.format_fields or ())).prints_identity
+
+    def refuse_unresolved_gapped(self, where: str = "gapped_extend") -> None:
+        """LASTZ's failure as a strand's gapped extension starts (``where``: its
+        function) with an adaptive gapped threshold it never resolved."""
+        if self.unresolved_gapped is not None:
+            raise OptionsError(f"{where} can't handle score threshold "
+                               f"{self.unresolved_gapped}")
 
     @property
     def searches_stop(self) -> bool:
@@ -356,6 +363,8 @@ class Aligner:
             kind = "hsp" if o.gfextend else "hit"
             alns = Alignments.from_hsps(hsps, kind=kind)
         else:
+            if gappedthresh is None:
+                self.refuse_unresolved_gapped()
             anchors = st.anchors.anchors_from_hsps(hsps, self.target.chars, query.chars,
                                            self.scores.sub)
             gth = o.gappedthresh if gappedthresh is None else gappedthresh
@@ -432,6 +441,8 @@ class Aligner:
         st = _stages()
         o = self.opts
         kind = "gapped" if o.gapped else "hsp" if o.gfextend else "hit"
+        if o.gapped and units:
+            self.refuse_unresolved_gapped()      # (as the first strand's extension)
         extended = self._extend_batch(units, found, threads)
         out = []
         for k, ((buf, strand), hsps) in enumerate(zip(units, found)):

@@ -239,6 +239,8 @@ def _extend(aligner, query, strand, anchors, truncs, with_trivial=True) -> Align
     from .backend_filters import filter_alignments
     from .gapped import gapped_extend
 
+    aligner.refuse_unresolved_gapped("gapped_extend" if with_trivial
+                                     else "gappily_extend_hsps")
     o = aligner.opts
     if not with_trivial and o.filter_nmatch_pct is not None:
         o = replace(o, filter_nmatch_pct=None)

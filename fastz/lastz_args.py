@@ -40,6 +40,7 @@ class _Parser:
         self.v: dict = {}                 # Options fields set so far
         self.given: set[str] = set()
         self.extra: dict = {}
+        self.census_file: str | None = None   # (kept while --nocensus turns it off)
         self.args: list[str] = []
         self.seed_string: str | None = None
         self.seed_arg: str | None = None
@@ -480,7 +481,7 @@ class _Parser:
             self.dup("segments", arg)
             self.set(segments_file=val)
         elif arg in EXTRA_OFF:
-            self.extra.pop(EXTRA_OFF[arg], None)
+            self.extra.pop(EXTRA_OFF[arg], None)         # (a census file stays named)
         elif arg == "--nolaj":                 # (LASTZ's default is --laj)
             self.extra["laj"] = False
         elif self.extra_feature(arg):
@@ -587,7 +588,7 @@ class _Parser:
             if string_to_int(arg[2:]) == 0:
                 self.extra.pop("census", None)
             else:
-                self.extra["census"] = True
+                self.extra["census"] = self.census_file or True
             return True
         if self.progress_word(arg):
             return True
@@ -619,11 +620,40 @@ class _Parser:
                         for k in ("anyornone", "limitperquery", "queryhsplimit"):
                             self.extra.pop(k, None)
                         self.extra[key] = arg.split("=", 1)[1] if "=" in arg else True
+                    elif key == "census":
+                        # LASTZ names one census file, which later words turn on and off
+                        if "=" in arg:
+                            if self.census_file is not None:
+                                raise OptionsError(
+                                    f'Duplicated or conflicting option "{arg}"')
+                            self.census_file = arg.split("=", 1)[1]
+                        self.extra[key] = self.census_file or True
                     else:
                         self.extra[key] = arg.split("=", 1)[1] if "=" in arg else True
+                    self.check_extra_word(key)
                     self.search_limit_clash(arg, key)
                     return True
         return False
+
+    def check_extra_word(self, key: str) -> None:
+        """Validate the value a word just gave, as LASTZ does while it parses (a later
+        word replacing it does not excuse it)."""
+        from .options import (immediate_limit, query_depth, query_hsp_best,
+                              query_hsp_limit, text_expand)
+        x = self.extra
+        if key == "limitperquery":
+            immediate_limit({"limitperquery": x[key]})
+        elif key.startswith("queryhsplimit"):
+            query_hsp_limit({"queryhsplimit": x["queryhsplimit"]})
+        elif key == "queryhspbest":
+            query_hsp_best(x)
+        elif key == "querydepth":
+            query_depth(x)
+        elif key == "expand":
+            text_expand(x)
+        elif key == "maxwordcount":
+            from .pipeline.seeding import parse_max_word_count
+            parse_max_word_count(str(x[key]))
 
     def search_limit_clash(self, arg: str, key: str) -> None:
         """LASTZ's one search limit (--queryhsplimit, --anyornone, --stopafter) and

@@ -256,9 +256,13 @@ def test_masking(words, data, monkeypatch):
     assert_same(words, data, monkeypatch)
 
 
-def test_census_file(data, monkeypatch):
-    assert_same((APPLE, ORANGE, "--masking=2", "--census=apple.census", "--format=axt+"),
-                data, monkeypatch, extra_files=["apple.census"])
+@pytest.mark.parametrize("after", [(), ("--census",), ("--nocensus", "--census"),
+                                   ("c=0", "c=1")], ids=" ".join)
+def test_census_file(after, data, monkeypatch):
+    """The census file once named stays named while later words turn the census off
+    and on (fastz had dropped it, then refused a --census with no file there)."""
+    assert_same((APPLE, ORANGE, "--masking=2", "--census=apple.census", *after,
+                 "--format=axt+"), data, monkeypatch, extra_files=["apple.census"])
 
 
 def test_outputmasking_files(data, monkeypatch):
@@ -664,15 +668,33 @@ def test_entropy_report_lines_self_partitioned(words, shared_pairs):
     assert got.stdout == want.stdout
 
 
-def test_entropy_report_where_fastz_cannot_say_it_is_refused(shared_pairs):
-    """Inside lastz_D's double scores fastz does not produce the lines: it says so in
-    one line rather than stay silent."""
-    import sys
+@pytest.mark.parametrize("pair, words", [
+    ("hpylori_26695_vs_J99_Eslice", ()),
+    ("mito_human_orang", ("--twins=10..100", "--format=general")),
+    ("hpylori_26695_vs_J99_Eslice", ("--stopafter=3", "--allocate:traceback=200k")),
+    ("lastz_pseudocat_vs_pseudopig", ("--nogapped", "--format=general")),
+], ids=str)
+def test_entropy_report_lines_double(pair, words, shared_pairs):
+    """fastz_D says lastz_D's lines (the raw score as a double) where its scores and
+    threshold are whole: the integer kernels then decide as lastz_D's doubles do."""
+    from parity_cases import run_program
+    argv = [*TQ, "--entropy=report", *words]
+    want, got = (run_program(p, argv, shared_pairs / pair, timeout=600)
+                 for p in ("lastz_D", "fastz_D"))
+    assert want.returncode == 0 and got.returncode == 0, got.stderr.decode()[-300:]
+    assert want.stderr.count(b".000000 at ") >= 1
+    assert got.stderr == want.stderr
+    assert drop_version(got.stdout) == drop_version(want.stdout)
 
-    from parity_cases import fastz_env
-    res = subprocess.run([sys.executable, "-m", "fastz.double", *TQ, "--entropy=report"],
-                         cwd=shared_pairs / "mito_human_orang", capture_output=True,
-                         timeout=600, env=fastz_env())
-    err = res.stderr.decode()
-    assert res.returncode == 1 and err.count("\n") == 1, err
-    assert "not yet supported by fastz" in err and "--entropy=report" in err
+
+def test_entropy_report_where_fastz_cannot_say_it_is_refused(shared_pairs):
+    """With fractions in lastz_D's scores or threshold fastz_D does not produce the
+    lines: it says so in one line rather than stay silent."""
+    from parity_cases import REPO, run_program
+    fractional = REPO / "bench" / "hoxd70_fractional.q"
+    for words in (("--hspthresh=2500.5",), (f"--scores={fractional}",)):
+        res = run_program("fastz_D", [*TQ, "--entropy=report", *words],
+                          shared_pairs / "mito_human_orang", timeout=600)
+        err = res.stderr.decode()
+        assert res.returncode == 1 and err.count("\n") == 1, err
+        assert "not yet supported by fastz" in err and "--entropy=report" in err

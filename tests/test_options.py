@@ -356,6 +356,14 @@ BAD_COMBOS = [
     "--queryhspbest=2 --queryhsplimit+=3", "--anyornone --queryhspbest=2",
     "--stopafter=4 --queryhspbest=2", "--stopafter=4 --queryhspbest=0",
     "--queryhsplimit=+warn:5", "--queryhsplimit=keep:5", "--queryhsplimit+=keep,nowarn:5",
+    # a bad value fails where it is given, though a later word replaces it
+    "--queryhspbest=0 --queryhspbest=3", "--querydepth=x --querydepth=2",
+    "--maxwordcount=0 --maxwordcount=5", "--expand=-1 --expand=2",
+    "--queryhsplimit=x --queryhsplimit=5", "--stopafter=0 --stopafter=3",
+    "--anyornone --queryhsplimit=0 --queryhsplimit=2", "--queryhsplimit=-1 --stopafter=3",
+    "--stopafter=2k --stopafter=3",
+    # one census file: named again (even after --nocensus) is a duplicate
+    "--census=a --census=b", "--census=a --nocensus --census32=b",
 ]
 
 

@@ -59,14 +59,12 @@ def _refuse_unsupported(opts: Options) -> None:
             # (lastz has no seed table to write then and dies of a segmentation fault)
             missing.append(f"--showtable or --tableonly with {flag} "
                            "(lastz 1.04.22 crashes on it)")
-    if opts.entropy_report and opts.gfextend and opts.double_scores and not (
-            opts.hspthresh_top or opts.segments_file or opts.exact is not None
-            or opts.mismatch is not None):
-        # (LASTZ's lines come from inside its x-drop seed extension, which every search
-        # shares; lastz_D's adjustment is in doubles, which fastz_D's kernels leave to
-        # Python.  An adaptive threshold (K=top: its score threshold is 0), a segments
-        # file (no search) and the --exact/--mismatch extensions say none)
-        missing.append("--entropy=report with the double scores")
+    whole = opts.hspthresh is None or opts.hspthresh == int(opts.hspthresh)
+    if _reports_entropy(opts) and opts.double_scores and not whole:
+        # (LASTZ's lines come from inside its x-drop seed extension; lastz_D's
+        # adjustment is in doubles, which the integer kernels decide alike only for a
+        # whole threshold (and whole scores: see Aligner))
+        missing.append("--entropy=report with a fractional --hspthresh")
     if "hspid" in (opts.format_fields or ()):
         # (LASTZ's run-wide count of HSPs entering its tables, carried by anchors and
         # alignments: not tracked by fastz, which would print a wrong number)
@@ -78,6 +76,16 @@ def _refuse_unsupported(opts: Options) -> None:
             missing.append(words[0] if key == "debug" else EXTRA_FLAGS[key])
     if missing:
         raise OptionsError(f"not yet supported by fastz: {', '.join(missing)}")
+
+
+def _reports_entropy(opts: Options) -> bool:
+    """Whether LASTZ says --entropy=report lines in this run: from inside its x-drop
+    seed extension, and only where the threshold is a score (an adaptive threshold,
+    K=top, keeps 0; a segments file has no search; --exact/--mismatch are other
+    extensions)."""
+    return opts.entropy_report and opts.gfextend and not (
+        opts.hspthresh_top or opts.segments_file or opts.exact is not None
+        or opts.mismatch is not None)
 
 
 def _refuse_with_chores(opts: Options) -> None:
@@ -139,6 +147,10 @@ class Aligner:
         from ..kernels.device import select_backend
         from ..kernels.scorewords import fractional
         self.fractional = fractional(self.scores.sub)   # lastz_D's scores with fractions
+        if self.fractional and _reports_entropy(self.opts):
+            # (the fractional kernels keep no failed rows to report)
+            raise OptionsError("not yet supported by fastz_D: --entropy=report with "
+                               "fractional scores")
         if self.fractional and self.opts.backend == "gpu":
             raise OptionsError("not yet supported by fastz_D: fractional scores with "
                                "--backend=gpu (the device kernels score in integers)")

@@ -379,7 +379,8 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
                 rows, n_raw = _counted_search(search, stop_after, exact, kthresh, t, q,
                                               table)
                 if report:
-                    rows = _entropy_failures(rows, t, q, table, entropy_failures)
+                    rows = _entropy_failures(rows, t, q, table, entropy_failures,
+                                             double=exact is not None)
     hsps = _as_hsps(rows)
     if exact is not None:
         hsps = double_hsps(hsps, t, q, table, *exact)
@@ -538,10 +539,11 @@ class SearchReport(list):
 
 
 def _entropy_failures(rows: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.ndarray,
-                      lines: list, shortfall=None) -> np.ndarray:
+                      lines: list, shortfall=None, double: bool = False) -> np.ndarray:
     """The search's rows without those ``process_hits`` marked as failed by the entropy
     adjustment, for which LASTZ's ``--entropy=report`` lines are added to ``lines``
-    (with ``shortfall``, (pos1, pos2, rows before it), among them where it happened)."""
+    (with ``shortfall``, (pos1, pos2, rows before it), among them where it happened;
+    ``double``: lastz_D's, its scores printed as doubles)."""
     failed = rows[:, 2] < 0
     fails = rows[failed]
     length = -1 - fails[:, 2]
@@ -550,7 +552,8 @@ def _entropy_failures(rows: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.
     for (pos1, pos2, _, block), n, score in zip(fails.tolist(), length.tolist(),
                                                scores.tolist()):
         factor = cells.entropy(t, q, pos1, pos2, n)
-        items.append(f"hit of score {score} at {pos1}/{pos2}#{n} (diag {pos1 - pos2}"
+        said = f"{score:f}" if double else score
+        items.append(f"hit of score {said} at {pos1}/{pos2}#{n} (diag {pos1 - pos2}"
                      f" had block at {block}) fails entropy filter ({factor:f})\n")
     # (the HSPs before each line)
     at = (np.flatnonzero(failed) - np.arange(fails.shape[0])).tolist()
@@ -602,7 +605,7 @@ def _general_finish(rows, n_raw: int, shortfall, t, q, table, hp: HitProcessor, 
     added, and the shortfall among them, as (pos1, pos2), where LASTZ warns of it
     (``say_report`` says them)."""
     if lines is not None:
-        rows = _entropy_failures(rows, t, q, table, lines, shortfall)
+        rows = _entropy_failures(rows, t, q, table, lines, shortfall, exact is not None)
     elif shortfall[0] >= 0:
         (say or say_shortfall)(int(shortfall[0]), int(shortfall[1]))
     hsps = _as_hsps(rows)

@@ -487,10 +487,10 @@ def search_strands_general(dir_, low, pos, low_bits,
 
     Strand k is ``qcat[offsets[k]:offsets[k + 1]]`` (its seed codes the same slice of
     ``codes``), searched exactly as one call per strand would (no ``--self``, no
-    ``--chores`` window, no stop, no ``--entropy=report``).  A call from Python costs microseconds (dozens of
-    arguments to check), a 150 bp read's search about as much: here it is paid once
-    per batch.  ``present``: the table's keys as a bitmap (``seeding.present_keys``),
-    or empty: the same rows either way.
+    ``--chores`` window, no stop, no ``--entropy=report``).  A call from Python costs
+    microseconds (dozens of arguments to check), a 150 bp read's search about as much:
+    here it is paid once per batch.  ``present``: the table's keys as a bitmap
+    (``seeding.present_keys``), or empty: the same rows either way.
 
     Returns
     -------

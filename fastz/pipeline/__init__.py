@@ -342,7 +342,7 @@ class Aligner:
         o = self.opts
         t0 = time.perf_counter()
         shortfall = []              # (written with the strand: see _align)
-        entropy_failures = [] if o.entropy_report else None
+        entropy_failures = st.filtering.SearchReport() if o.entropy_report else None
         if hsps is not None:
             pass
         elif self.segments is not None:
@@ -375,8 +375,7 @@ class Aligner:
             kind = "hsp" if o.gfextend else "hit"
             alns = Alignments.from_hsps(hsps, kind=kind)
         else:
-            if gappedthresh is None:
-                self.refuse_unresolved_gapped()
+            self.refuse_unresolved_gapped()
             anchors = st.anchors.anchors_from_hsps(hsps, self.target.chars, query.chars,
                                            self.scores.sub)
             gth = o.gappedthresh if gappedthresh is None else gappedthresh

@@ -37,7 +37,7 @@ from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
 from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE, Alignments
 from .anchors import merge_segments
-from .filtering import _strand_length
+from .filtering import SearchReport, _strand_length
 from .mirror import mirror_images
 
 
@@ -116,7 +116,7 @@ def shared_table_query(best: int | None, aligner, strands, bufs, sid):
     segments = aligner.segments is not None
     # (--entropy=report: lastz says its lines as the searches go, both strands' before
     # either is finished; none for K=top, whose score threshold is 0)
-    report = [] if o.entropy_report and not adaptive else None
+    report = SearchReport() if o.entropy_report and not adaptive else None
     seg, state = kst.new_table(double=o.double_scores)
     for s in strands:
         q = np.ascontiguousarray(bufs[s].chars, np.uint8)
@@ -187,7 +187,7 @@ def limited_hsp_query(limit: int, keep: bool, aligner, strands, bufs, sid):
         left = limit if prev == 0 else (limit - prev if prev < limit else 1)
         # (--entropy=report: the lines of the search up to where LASTZ stops it; a
         # stopped search over the limit decides as a complete one would)
-        lines = [] if report else None
+        lines = SearchReport() if report else None
         hsps = aligner.find_hsps(bufs[s], s, unmerged=True,
                                  stop_after=left if (keep or report) and stops else -1,
                                  entropy_failures=lines)

@@ -32,14 +32,21 @@ def _ratios_ok(numer: np.ndarray, denom: np.ndarray, lo: float | None, hi: float
 
 def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
                       opts: Options) -> Alignments:
-    """The alignments that pass every requested back-end filter, order kept.
+    """The alignments that pass every requested back-end filter, order kept."""
+    keep = passing(alns, target, query, opts)
+    return alns if keep.all() else alns.subset(keep)
+
+
+def passing(alns: Alignments, target: Sequence, query: Sequence,
+            opts: Options) -> np.ndarray:
+    """Which alignments pass every requested back-end filter (a mask).
 
     Identity, coverage, nmatch and nmismatch are tested on the whole table at once;
     continuity and the gap counts, per alignment of what passed those."""
     gapped = alns.kind == "gapped"
     each = gapped and per_alignment(opts)
     if not len(alns) or not (_table_filters(opts) or each):
-        return alns
+        return np.ones(len(alns), bool)
     keep = _strand_keep(alns, target, query, opts)
     if each:
         idx = np.flatnonzero(keep)
@@ -53,7 +60,7 @@ def filter_alignments(alns: Alignments, target: Sequence, query: Sequence,
             keep[idx] &= np.array([v.ngaps() for v in vs], np.int64) <= opts.filter_ngap
         if opts.filter_cgap is not None:
             keep[idx] &= (con[:, 1] != 0) & (con[:, 1] - con[:, 0] <= opts.filter_cgap)
-    return alns if keep.all() else alns.subset(keep)
+    return keep
 
 
 def filter_hsps(hsps: np.ndarray, target: Sequence, query: Sequence,

@@ -277,12 +277,12 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     say : callable, optional
         ``say(pos1, pos2)``: the seed-hit queue overflowed (``--twins``); default:
         LASTZ's warning on stderr, once per process.
-    entropy_failures : list, optional
+    entropy_failures : SearchReport, optional
         ``--entropy=report`` (integer scores): receives LASTZ's line for each HSP the
         entropy adjustment takes below the threshold, in search order, and a seed-hit
-        queue shortfall among them as (pos1, pos2) in place of telling ``say`` (the
-        search then runs on the CPU, in one thread); a ``SearchReport`` also learns
-        where each falls among the HSPs.
+        queue shortfall among them as (pos1, pos2) in place of telling ``say``, each
+        with the HSPs found before it (the search then runs on the CPU, in one
+        thread).
 
     Returns
     -------
@@ -539,7 +539,8 @@ class SearchReport(list):
 
 
 def _entropy_failures(rows: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.ndarray,
-                      lines: list, shortfall=None, double: bool = False) -> np.ndarray:
+                      lines: SearchReport, shortfall=None,
+                      double: bool = False) -> np.ndarray:
     """The search's rows without those ``process_hits`` marked as failed by the entropy
     adjustment, for which LASTZ's ``--entropy=report`` lines are added to ``lines``
     (with ``shortfall``, (pos1, pos2, rows before it), among them where it happened;
@@ -562,10 +563,7 @@ def _entropy_failures(rows: np.ndarray, t: np.ndarray, q: np.ndarray, table: np.
         k = int(failed[:before].sum())
         items.insert(k, (int(shortfall[0]), int(shortfall[1])))
         at.insert(k, before - k)
-    if isinstance(lines, SearchReport):
-        lines.add(items, at)
-    else:
-        lines.extend(items)
+    lines.add(items, at)
     return rows[~failed] if failed.any() else rows
 
 
@@ -585,18 +583,19 @@ def say_report(items) -> None:
     """What searches said (``SearchReport``) on stderr: ``--entropy=report`` lines, a
     seed-hit queue shortfall as (pos1, pos2), and (``immediate``) the truncation
     reports of extensions between them (arrays, see ``gapped.report_truncations``)."""
+    from .gapped import report_truncations
     for item in items:
         if isinstance(item, tuple):
             say_shortfall(*item)
         elif isinstance(item, np.ndarray):
-            from .gapped import report_truncations
             report_truncations(item)
         else:
             sys.stderr.write(item)
 
 
 def _general_finish(rows, n_raw: int, shortfall, t, q, table, hp: HitProcessor, stats,
-                    exact, say=None, lines: list | None = None) -> np.ndarray:
+                    exact, say=None,
+                    lines: SearchReport | None = None) -> np.ndarray:
     """A strand's HSPs from ``kernels.hitproc``'s rows: a seed-hit queue shortfall
     told to ``say(pos1, pos2)`` (default: LASTZ's warning on stderr, once per
     process), exact double scores (``exact``: fastz_D's threshold and entropy),
@@ -623,7 +622,7 @@ def _general_hsps(index, t, q, len1, len2, table, trans, self_mode, xdrop, hspth
                   entropy, hp: HitProcessor, stats, part_tables=None,
                   stop_after: int = -1,
                   window=FULL_WINDOW, exact=None,
-                  say=None, lines: list | None = None) -> np.ndarray:
+                  say=None, lines: SearchReport | None = None) -> np.ndarray:
     """find_hsps through ``kernels.hitproc`` (any processor, extender and filter);
     ``exact``: (threshold, entropy) for ``double_hsps`` (fastz_D); ``lines``: see
     ``_general_finish``."""

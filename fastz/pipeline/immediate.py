@@ -25,6 +25,7 @@ import numpy as np
 
 from ..records import ANCHOR_DTYPE, Alignments, StrandResult
 from .adaptive import PrintCap
+from .filtering import SearchReport
 
 
 def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
@@ -33,7 +34,6 @@ def immediate_query(limit: int, warn: bool, aligner, strands, bufs, sid):
     given after ``--anyornone``/``--stopafter``) the notes name the strands whose search
     LASTZ stops over the limit (see ``_Search``), as ``hsp_limit_warnings`` wants."""
     from .anchors import anchors_from_hsps
-    from .filtering import SearchReport
     from .gapped import truncations_reported
 
     no_anchors = np.zeros(0, ANCHOR_DTYPE)
@@ -123,7 +123,7 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
     limit, as ``hsp_limit_warnings`` wants."""
     from dataclasses import replace
 
-    from .backend_filters import filter_alignments, min_match_count
+    from .backend_filters import min_match_count, passing
 
     o = aligner.opts
     filtered = any(v is not None for v in (o.identity_min, o.identity_max, o.coverage_min,
@@ -135,7 +135,7 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
     for s in strands:
         query = bufs[s]
         # unfiltered, the first N + 1 HSPs decide everything: stop the search there
-        said = [] if o.entropy_report else None
+        said = SearchReport() if o.entropy_report else None
         hsps = aligner.find_hsps(query, s, unmerged=True,
                                  stop_after=-1 if filtered else limit,
                                  entropy_failures=said)
@@ -144,21 +144,16 @@ def immediate_gapfree_query(limit: int, warn: bool, aligner, strands, bufs, sid)
         # --filter=nmismatch's
         checks = (o if o.filter_nmismatch is None
                   else replace(o, filter_nmismatch=min_match_count(o, query)))
-        alns = filter_alignments(Alignments.from_hsps(hsps, kind), aligner.target, query,
-                                 checks)
+        alns = Alignments.from_hsps(hsps, kind)
+        keep = passing(alns, aligner.target, query, checks)
+        alns = alns.subset(keep)
         over = len(alns) > limit and aligner.searches_stop
         if over and filtered and said is not None:
             # --entropy=report: the lines of the search up to where it stops, after
-            # the HSP that passes the limit (the filters decide as the search goes,
-            # and the same segment always alike)
-            passing = set(zip(alns.beg1.tolist(), alns.beg2.tolist(),
-                              (alns.end1 - alns.beg1).tolist()))
-            found = [k for k, key in enumerate(zip(hsps["pos1"].tolist(),
-                                                    hsps["pos2"].tolist(),
-                                                    hsps["length"].tolist()))
-                     if key in passing]
-            said = []
-            aligner.find_hsps(query, s, unmerged=True, stop_after=found[limit],
+            # the HSP that passes the limit (the filters decide as the search goes)
+            said = SearchReport()
+            aligner.find_hsps(query, s, unmerged=True,
+                              stop_after=int(np.flatnonzero(keep)[limit]),
                               entropy_failures=said)
         searched.append((s, query.name if over else None, said or []))
         if o.mirrors_hsps:

@@ -278,6 +278,25 @@ def test_unresolved_adaptive_gapped_threshold_fails_where_lastz_does(words, shar
         assert fz.stderr.decode() == f"fastz: {said}"
 
 
+def test_unresolved_adaptive_gapped_threshold_fails_on_reads_without_hsps(shared_pairs,
+                                                                          tmp_path):
+    """A plain reads file none of whose reads has an HSP fails as lastz's first gapped
+    extension starts, which it reaches for a strand without HSPs too (fastz's bulk
+    read path had passed such strands over and ended well; found by the fuzzer)."""
+    from parity_cases import run_program
+    cwd = shared_pairs / "dwv_vs_vdv1"
+    seq = "".join(line.strip() for line in
+                  (cwd / "query.fa").read_text().splitlines()[1:])
+    reads = tmp_path / "reads.fa"
+    reads.write_text("".join(f">r{k}\n{seq[k * 500:k * 500 + 120]}\n" for k in range(16)))   # (over plainreads.MIN_FILE)
+    for extra in ([], ["--hspthresh=20000"]):      # (HSPs, then none at all)
+        argv = ["target.fa", str(reads), "--gappedthresh=top1%", *extra]
+        lz, fz = (run_program(p, argv, cwd) for p in ("lastz", "fastz"))
+        said = lz.stderr.decode().removeprefix("FAILURE: ")
+        assert lz.returncode != 0 and said == "gapped_extend can't handle score threshold top101\n"
+        assert fz.returncode != 0 and fz.stderr.decode() == f"fastz: {said}"
+
+
 # --- the default path and the per-hit cells ----------------------------------------------------
 
 

@@ -374,6 +374,11 @@ def test_self(words, data, monkeypatch):
     (CAT, PIG, "--format=paf:wfmash"),
     (CAT, PIG, "--format=rdotplot"),
     (CAT, PIG, "--format=rdotplot+score", "--markend"),
+    # the identity distribution (identity_dist.c): its bins, at the end of the run
+    (CAT, PIG, "--format=identity", "--markend", "--runtime"),
+    (CAT, PIG, "--format=identity", "--nogapped", "--stopafter=30"),
+    (CAT, PIG, "--format=mafsegments", "--format=identity", "--rdotplot=/dev/null"),
+    ("pseudopig.fa[multiple]", CAT, "--format=identity", "--identity=70"),
     (CAT, PIG, "--format=maf", "--markend"),
     # the back-end filters (tested on the whole table at once), each keeping some
     (CAT, PIG, "--identity=61..66", "--coverage=2..15", "--format=" + FILTERED),

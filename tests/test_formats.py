@@ -37,13 +37,13 @@ BASIC = ["lav", "lav+", "axt", "axt+", "maf", "maf+", "maf-", "general", "genera
          "differences", "differences-", "text", "ztext", "lav+text", ALL_FIELDS, TEXT_FIELDS]
 EXTRA = ["softsam", "softsam-", "rdotplot", "rdotplot+score", "blastn-", "mapping-",
          "genseg", "mafsegments+", "axt:size2", "~maf", "lavscore", "general-:score,cigarx1-",
-         "general:name1,,score,~,name2,NA,~,~", "general:,name1,,", "gen:~,s,id"]
+         "general:name1,,score,~,name2,NA,~,~", "general:,name1,,", "gen:~,s,id", "identity"]
 
 # id: (target, query, extra args, alignment kind, strands, option overrides, formats)
 CASES = {
     "default": ("pseudocat.fa", "pseudopig.fa", [], "gapped", ("+", "-"), {}, BASIC + EXTRA),
     "hsp": ("pseudocat.fa", "pseudopig.fa", ["--nogapped"], "hsp", ("+", "-"), {},
-            BASIC + ["segments", "softsam", "rdotplot", "lavscore"]),
+            BASIC + ["segments", "softsam", "rdotplot", "lavscore", "identity"]),
     "hits": ("pseudocat.fa", "pseudopig.fa", ["W=8", "T=0", "--plus", "--nogfextend", "--nogapped"],
              "hit", ("+",), {"seed": "11111111", "transition": 0, "hspthresh": 0},
              ["lav", "general", "maf+", "segments"]),
@@ -58,23 +58,24 @@ CASES = {
     "minus": ("mito_t.fa", "mito_rc.fa", [], "gapped", ("+", "-"), {},
               ["lav", "axt", "maf+", "general", ALL_FIELDS, TEXT_FIELDS, "mapping", "cigar",
                "sam", "softsam", "paf", "paf:wfmash", "blastn", "differences-", "text",
-               "lav+text", "rdotplot"]),
+               "lav+text", "rdotplot", "identity"]),
     "query_revcomp": ("mito_t.fa", "mito_q.fa-", [], "gapped", ("+", "-"), {},
                       ["lav", "maf", "general", ALL_FIELDS, "cigar", "sam", "text"]),
     "target_revcomp": ("pseudocat.fa[101..5000]-", "pseudopig.fa", [], "gapped", ("+", "-"), {},
                        ["lav", "lav+", "maf+", ALL_FIELDS, TEXT_FIELDS, "cigar", "paf", "blastn",
                         "differences", "text"]),
     "multiple": ("mlc_t.fa[multiple]", "mlc_q.fa", [], "gapped", ("+", "-"), {},
-                 ["axt+", "maf+", ALL_FIELDS + ",nucs1", "sam", "rdotplot", "text"]),
+                 ["axt+", "maf+", ALL_FIELDS + ",nucs1", "sam", "rdotplot", "text", "identity"]),
     "query_multiple": ("pseudocat.fa", "pseudopig.fa[multiple]", [], "gapped", ("+", "-"), {},
                        ["lav", "axt", "maf+", ALL_FIELDS + ",nucs2", TEXT_FIELDS, "sam", "softsam",
                         "cigar", "text", "differences", "blastn", "rdotplot", "paf"]),
     "ambiguous_n": ("aglobin.2bit/human", "aglobin.2bit/cow", ["--ambiguous=n"], "gapped",
-                    ("+", "-"), {"ambiguous_n": True}, ["differences-", "general:diff,cigarx"]),
+                    ("+", "-"), {"ambiguous_n": True}, ["differences-", "general:diff,cigarx",
+                                                        "identity"]),
     "noname": ("noname.fa", "pseudopig.fa", [], "gapped", ("+", "-"), {},
                ["lav", "sam", "general", "rdotplot", "blastn", "maf"]),
     "empty": ("rand1.fa", "rand2.fa", [], "gapped", ("+", "-"), {},
-              BASIC + EXTRA + ["segments", "none"]),
+              BASIC + EXTRA + ["segments", "none"]),    # (identity: 0.999 and 1.000)
 }
 PARAMS = [pytest.param(case, fmt, id=f"{case}-{fmt[:40]}") for case, spec in CASES.items()
           for fmt in spec[6]]
@@ -183,6 +184,31 @@ def test_text_newline_goes_to_stdout_with_output_file(workdir, tmp_path, capsys)
                  target, queries, results)
     assert drop_version(got) == drop_version(expected)
     assert capsys.readouterr().out == "\n" * sum(len(r.alignments) for r in results)
+
+
+def test_identity_distribution_refuses_an_alignment_without_acgt_pairs():
+    """--format=identity bins an alignment by matches / A,C,G,T pairs; where it has no
+    such pair lastz's identity_bin divides by zero and the run dies of the fault:
+    fastz says so in one line (a gap-free segment of Ns with positive N scores)."""
+    import numpy as np
+    from fastz.records import HSP_DTYPE, Alignments, Sequence
+
+    hsps = np.zeros(2, HSP_DTYPE)
+    hsps["pos1"], hsps["pos2"], hsps["length"], hsps["score"] = (0, 20), (0, 20), 20, 100
+    chars = np.frombuffer(b"ACGTACGTACGTACGTACGT" + b"N" * 20, np.uint8).copy()
+    target = Sequence(chars, "t", "> t", "t.fa", true_length=40)
+    query = Sequence(chars.copy(), "q", "> q", "q.fa", true_length=40)
+    opts = Options(format="identity")
+    w = make_writer(opts, build_scoreset(), target, "q.fa", io.StringIO())
+    w.header()
+    alns = Alignments.from_hsps(hsps[:1])          # (20 A/C/G/T pairs: bin 1.000)
+    w.write(StrandResult(query, "+", alns))
+    w.footer()
+    assert w.out.getvalue() == "0.999\t0\t0\n1.000\t1\t20\n"
+    w = make_writer(opts, build_scoreset(), target, "q.fa", io.StringIO())
+    w.header()
+    with pytest.raises(InputError, match="no A, C, G or T pairs"):
+        w.write(StrandResult(query, "+", Alignments.from_hsps(hsps)))
 
 
 def test_lav_refuses_partitioned_target(workdir):

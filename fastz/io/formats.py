@@ -51,7 +51,7 @@ class FormatSpec:
     """What ``--format=<name>`` selects (LASTZ's outputFormat + outputInfo + flags)."""
 
     family: str                   # lav | axt | maf | sam | cigar | genpaf | text | diffs | gfa
-                                  # | none
+                                  # | identity | none
     variant: str = ""             # family-specific: lav: "", "+", "text", "score";
                                   # axt: "", "+", "size2"; maf: "", "+", "-";
                                   # sam: "hard", "soft"; genpaf: general | nohdr | namehdr |
@@ -72,7 +72,8 @@ class FormatSpec:
         if self.family == "genpaf":
             from .general import IDENTITY_KEYS, split_keys
             return bool(IDENTITY_KEYS.intersection(split_keys(self.keys)[0]))
-        return self.family in ("axt", "maf") and self.variant == "+"
+        return self.family == "identity" or \
+            self.family in ("axt", "maf") and self.variant == "+"
 
 
 def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatSpec:
@@ -133,6 +134,7 @@ def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatS
         "ztext": FormatSpec("text", "ztext", comments="plain"),
         "zerotext": FormatSpec("text", "ztext", comments="plain"),
         "none": FormatSpec("none"),
+        "identity": FormatSpec("identity"),
         "gfa": FormatSpec("gfa"),
         "gfanoscore": FormatSpec("gfa", "noscore"),
     }
@@ -151,7 +153,7 @@ def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatS
             if not rest:
                 raise OptionsError(f"empty keys string for --format={prefix}")
             return FormatSpec("genpaf", variant, keys=parse_keys(rest), degapify=degap)
-    if low in ("comp", "istats", "infstats", "identity", "deseed") \
+    if low in ("comp", "istats", "infstats", "deseed") \
             or low.startswith(("istats(", "infstats(")):
         raise OptionsError(f"--format={spec} is not supported by fastz")
     raise OptionsError(f"can't understand \"--format={spec}\"")
@@ -251,7 +253,8 @@ class Writer:
         fam = self.spec.family
         if fam in ("maf", "sam", "cigar"):
             sys.stderr.write(f"WARNING.  Output is not properly {fam.upper()} format\n")
-        prefix = "#" if fam in ("axt", "maf", "sam", "cigar", "genpaf", "gfa") else ""
+        prefix = "#" if fam in ("axt", "maf", "sam", "cigar", "genpaf", "gfa",
+                                "identity") else ""
         dest = (sys.stderr if where == "stderr"
                 else self.out if self.opts.output is None else sys.stdout)
         if fam == "lav":
@@ -417,6 +420,7 @@ def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filenam
     """The writer for ``opts.format`` (and ``opts.format_fields``)."""
     from .general import GeneralWriter
     from .gfa import GfaWriter
+    from .iddist import IdentityWriter
     from .lav import LavWriter
     from .samcigar import CigarWriter, SamWriter
     from .textformats import AxtWriter, DiffsWriter, MafWriter, TextWriter
@@ -427,7 +431,8 @@ def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filenam
                                                                  False)))
     cls = {"lav": LavWriter, "axt": AxtWriter, "maf": MafWriter, "sam": SamWriter,
            "cigar": CigarWriter, "genpaf": GeneralWriter, "text": TextWriter,
-           "diffs": DiffsWriter, "none": NoneWriter, "gfa": GfaWriter}[spec.family]
+           "diffs": DiffsWriter, "none": NoneWriter, "gfa": GfaWriter,
+           "identity": IdentityWriter}[spec.family]
     writer = cls(opts, scores, target, query_filename, out, spec)
     writer.side = dotplot_writer(opts, scores, target, query_filename)
     return writer

@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import textwrap
+import threading
 
 # fastz calls no BLAS, but numpy's OpenBLAS starts a thread per core that spins for a
 # while at import: 0.1 s of CPU a run, taken from the workers on a small machine (set
@@ -331,6 +332,7 @@ def _on_signal(signum, frame):
     """
     if os.getpid() != _MAIN_PID[0]:
         os._exit(128 + signum)
+    _STOPPING.acquire()       # (the watcher and the handler both come here: one goes on)
     _kill_workers()
     from .io.output import abort_cleanup
     abort_cleanup()
@@ -342,9 +344,61 @@ def _on_signal(signum, frame):
     os._exit(128 + signum)
 
 
+_STOPPING = threading.Lock()
+#: the signal watcher's pipe (read end, write end) while a run has one
+_WAKE: list[int] = []
+
+
+def _watch_signals(read_end: int) -> None:
+    """The watcher thread: Python runs a signal handler only between bytecodes of the
+    main thread, so a stop signal waited for the compiled kernel the main thread was
+    in (half a minute, seen in one long extension); the C-level handler writes the
+    signal's number to this pipe at once (``signal.set_wakeup_fd``), and this thread,
+    free to run while the kernel has released the GIL (the long-running kernels are
+    ``nogil``), stops the run from here.  A 0 byte (or the pipe's end) ends the
+    watch."""
+    try:
+        while True:
+            got = os.read(read_end, 64)
+            for signum in got:
+                if signum == 0:
+                    return
+                if signum in _STOP_SIGNALS:
+                    _on_signal(signum, None)
+            if not got:
+                return
+    except OSError:
+        pass
+    finally:
+        try:
+            os.close(read_end)
+        except OSError:
+            pass
+
+
+def _forget_wake_in_child() -> None:
+    """A forked worker neither writes to its parent's watch pipe nor holds it open."""
+    if _WAKE:
+        try:
+            signal.set_wakeup_fd(-1)
+        except ValueError:
+            pass
+        for fd in _WAKE:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        _WAKE.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_wake_in_child)
+
+
 def _install_signal_handlers() -> dict:
-    """LASTZ dies on these signals and leaves its output behind; fastz cleans up.
-    Only the main thread may set handlers; elsewhere nothing is changed."""
+    """LASTZ dies on these signals and leaves its output behind; fastz cleans up, at
+    once (``_watch_signals``).  Only the main thread may set handlers; elsewhere
+    nothing is changed."""
     _MAIN_PID[0] = os.getpid()
     old = {}
     try:
@@ -353,11 +407,33 @@ def _install_signal_handlers() -> dict:
                 continue              # e.g. SIGHUP under nohup, SIGINT in a background job
             old[sig] = signal.signal(sig, _on_signal)
     except ValueError:               # not the main thread
-        pass
+        return old
+    if old and not _WAKE:
+        read_end, write_end = os.pipe()
+        os.set_blocking(write_end, False)
+        try:
+            old["wake"] = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+        except ValueError:
+            os.close(read_end)
+            os.close(write_end)
+            return old
+        _WAKE[:] = [read_end, write_end]
+        threading.Thread(target=_watch_signals, args=(read_end,), daemon=True,
+                         name="fastz-signals").start()
     return old
 
 
 def _restore_signal_handlers(old: dict) -> None:
+    wake = old.pop("wake", None)
+    if wake is not None and _WAKE:
+        read_end, write_end = _WAKE
+        _WAKE.clear()
+        try:
+            signal.set_wakeup_fd(wake)
+        except ValueError:
+            pass
+        os.write(write_end, b"\0")             # (the watcher reads it and ends)
+        os.close(write_end)                    # (the read end is the watcher's to close)
     for sig, handler in old.items():
         try:
             signal.signal(sig, handler)

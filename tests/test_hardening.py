@@ -617,6 +617,35 @@ def test_signal_removes_temporary_output(tmp_path, sig):
     assert all(_gone(pid) for pid in proc.workers)      # workers don't linger
 
 
+def test_signal_stops_a_long_kernel_call_at_once(tmp_path):
+    """A stop signal while the main thread is inside one long compiled call stops the
+    run at once.  Python runs its handler only when the call returns: here one gapped
+    extension call of minutes (a half-weight seed of 3 and no HSP threshold make
+    anchors of every few bases), and fastz had gone on for 13 minutes after SIGTERM."""
+    words = ["--seed=half3", "--hspthresh=0", "--workers=1", "--format=general"]
+    cwd = PAIRS / "dengue1_vs_dengue2"
+    warm = subprocess.run([sys.executable, "-m", "fastz", "target.fa[1..300]",
+                           "query.fa[1..300]", *words], cwd=cwd, capture_output=True)
+    assert warm.returncode == 0, warm.stderr        # (the kernels compiled and cached)
+    out = tmp_path / "out.txt"
+    proc = fastz_process(["target.fa[1..1500]", "query.fa[1..1500]", *words,
+                          f"--output={out}"], cwd, stderr=subprocess.PIPE)
+    time.sleep(8.0)                     # (start-up and the search take some 2 s of it)
+    assert proc.poll() is None, "finished before the signal"
+    t0 = time.time()
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("SIGTERM waited for the kernel call") from None
+    assert time.time() - t0 < 5
+    assert proc.returncode == 143
+    assert err.decode() == "fastz: stopped by SIGTERM; no output was completed\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_signal_cuts_back_a_stdout_file(tmp_path):
     out = tmp_path / "stdout.txt"
     with open(out, "wb") as fh:

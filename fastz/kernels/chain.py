@@ -165,7 +165,7 @@ def connect_penalty(p1a, p2a, lena, p1b, p2b, diag_pen, anti_pen, scale, aa, dou
     return float(_double_to_int(penalty))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def reduce_to_chain(pos1, pos2, length, score, diag_pen, anti_pen, scale, aa, double=False):
     """Indices (ascending) of the segments on the highest-scoring chain.
 

@@ -452,7 +452,7 @@ def add_trivial(al, sg, ops, meta, ix, trivial):
     return al, sg, ops, ix
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def extend_anchors(T, Q, anc1, anc2, lo1, hi1, lo2, hi2, sub, gap_open, gap_extend,
                    ydrop, trim, tb_cells, thresh, allbounds, trivial, two_pass, tpads):
     """Process one strand's anchors (already in LASTZ's order), sequentially.
@@ -527,7 +527,7 @@ def _extend_range(seqs, T, Q, anc1, anc2, lo1, hi1, lo2, hi2, a0, a9, sub, gap_o
 (X_STRAND, X_BEG1, X_END1, X_BEG2, X_END2, X_SCORE, X_NOPS) = range(7)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def extend_strands(T, Q, qoff, anc1, anc2, aoff, lo1, hi1, sub, gap_open, gap_extend,
                    ydrop, trim, tb_cells, thresh, allbounds, two_pass, tpads):
     """``extend_anchors`` of many short query strands in one call (a read's extension
@@ -614,7 +614,7 @@ def output_order(al, meta, thresh, sub):
     return order[:cnt]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def extend_one_side(T, Q, a1, a2, reverse, sub, gap_open, gap_extend, ydrop, trim,
                     tb_cells, two_pass):
     """One unbounded one-sided extension (no earlier alignments): for tests.

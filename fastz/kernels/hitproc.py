@@ -475,7 +475,7 @@ def _strands_into(dir_, low, pos, low_bits, seed_len, care_off, care_bits, flips
     return offsets.shape[0] - 1, n, n, 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search_strands_general(dir_, low, pos, low_bits,
                            seed_len, care_off, care_bits, flips, resolve_off, trans,
                            t, qcat, codes, offsets, len1, table, bits,

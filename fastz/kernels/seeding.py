@@ -489,7 +489,7 @@ def word_bounds(dir_, low, low_bits):
     return bounds[:w + 1].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def seed_table_text(keys, shown_keys, starts, counts, pos, pattern, hex_digits,
                     show_counts, show_positions, buf):
     """The table's lines for the given words, written into ``buf`` (LASTZ

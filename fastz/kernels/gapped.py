@@ -614,7 +614,7 @@ def output_order(al, meta, thresh, sub):
     return order[:cnt]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def extend_one_side(T, Q, a1, a2, reverse, sub, gap_open, gap_extend, ydrop, trim,
                     tb_cells, two_pass):
     """One unbounded one-sided extension (no earlier alignments): for tests.

@@ -442,6 +442,10 @@ class Aligner:
             longest = int((offsets[1:] - offsets[:-1]).max(initial=0))
             for hsps in found:
                 self.scores.check_sums(hsps["score"], len(self.target), longest, "an HSP")
+        elif len(offsets) > 1:
+            # every strand searched goes on to LASTZ's gapped extension, HSPs or none
+            # (the bulk read path passes those without over): the first one fails there
+            self.refuse_unresolved_gapped()
         self.stats["time_seeding"] = self.stats.get("time_seeding", 0.0) + \
             time.perf_counter() - t0
         return found, shortfall
@@ -452,8 +456,6 @@ class Aligner:
         st = _stages()
         o = self.opts
         kind = "gapped" if o.gapped else "hsp" if o.gfextend else "hit"
-        if o.gapped and units:
-            self.refuse_unresolved_gapped()      # (as the first strand's extension)
         extended = self._extend_batch(units, found, threads)
         out = []
         for k, ((buf, strand), hsps) in enumerate(zip(units, found)):

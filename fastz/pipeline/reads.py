@@ -72,10 +72,6 @@ def align_chunk(aligner, chunk: bytes, first: int, threads: int = 1
     heads, quals, cat, offsets = strand_buffers(chunk, strands, kind)
     found, shortfall = aligner.search_batch(cat, offsets)
     lengths = offsets[1:] - offsets[:-1]
-    if o.gapped and lengths.size:
-        # (LASTZ's gapped extension of a strand fails on an unresolved threshold
-        # whether the strand has HSPs or none)
-        aligner.refuse_unresolved_gapped()
     picked = set(shortfall)
     picked.update(k for k, hsps in enumerate(found) if hsps.shape[0])
     if o.gapped:

@@ -363,6 +363,29 @@ def test_scores_just_inside_32_bits_match_lastz(shared_pairs, query, top):
     assert top in scores if top else any(len(score) == 9 for score in scores)
 
 
+@pytest.mark.parametrize("words,fails", [
+    (["--stopafter=1073741820"], True),             # (4 x N bytes, one past the limit)
+    (["--stopafter=1073741819"], False),
+    (["--stopafter=2147483647", "--queryhsplimit=1100000k"], True),   # (the later limit)
+    (["--queryhsplimit=1100000k", "--stopafter=3"], False),
+    (["--stopafter=2147483647", "--nogapped"], False),  # (the gapped mode's hashes only)
+])
+def test_huge_immediate_search_limit_fails_as_lastz_does(shared_pairs, words, fails):
+    """lastz's gapped HSP-immediate mode allocates 4 bytes per alignment it may
+    print before reading a query, and an allocation past 2^32 - 17 bytes fails: the
+    same line from fastz (no output), or the same output where lastz runs."""
+    from parity_cases import run_pair
+    lz, fz = run_pair(["target.fa", "query.fa", *words, "--format=general"],
+                      shared_pairs / "dwv_vs_vdv1")
+    assert (lz.returncode != 0) == fails
+    if fails:
+        message = lz.stderr.decode().strip().removeprefix("FAILURE: ")
+        assert message.startswith("malloc_or_die blocked large request")
+        assert_one_line_error(fz.returncode, fz.stdout, fz.stderr.decode(), message)
+    else:
+        assert fz.returncode == 0 and fz.stdout == lz.stdout
+
+
 def test_negative_worker_count(work):
     """--workers=-3 is an error, not "all cores" (the helper appends --workers=1)."""
     out, err = io.StringIO(), io.StringIO()

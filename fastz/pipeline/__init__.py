@@ -844,6 +844,27 @@ def _check_inputs(aligner: Aligner) -> None:
     segments.finish()
 
 
+#: LASTZ's largest single allocation (``mallocLimit``, utilities.c)
+_MALLOC_LIMIT = 4_294_967_279
+
+
+def _refuse_huge_search_limit(aligner: Aligner) -> None:
+    """LASTZ's gapped HSP-immediate mode (--anyornone, --stopafter=N, a later
+    --queryhsplimit=N) allocates a 4-byte hash for each of its N alignments once the
+    target's table is built, before any query is read: past its largest allocation
+    (N of about 2^30 and more) the run fails there (after --showtable's table, which
+    fastz's failed run takes back with the rest of its output)."""
+    o = aligner.opts
+    immediate = immediate_limit(o.extra)
+    if not o.gapped or immediate is None or o.segments_file is not None:
+        return
+    size = 4 * immediate[0]
+    if size > _MALLOC_LIMIT:
+        raise OptionsError(f"malloc_or_die blocked large request, for {size:,} bytes "
+                           f"(max is {_MALLOC_LIMIT:,}), for set_up_hit_processor "
+                           f"(alignmentHashes)")
+
+
 def _query_filename(opts: Options) -> str:
     from ..io.specifiers import parse_specifier
     if opts.query is None:
@@ -931,6 +952,7 @@ def _align(aligner: Aligner, out) -> None:
     o = aligner.opts
     refuse_partitioned(o, aligner.target)      # (LASTZ's start-up checks: lav, gfa, ...
     refuse_partitioned_masking_files(o, aligner.target)          # ... the masking files)
+    _refuse_huge_search_limit(aligner)
     _check_inputs(aligner)
     index = aligner.index                 # (--showtable's, whatever --masking does next)
     results = aligner.results()

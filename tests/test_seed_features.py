@@ -297,6 +297,40 @@ def test_unresolved_adaptive_gapped_threshold_fails_on_reads_without_hsps(shared
         assert fz.returncode != 0 and fz.stderr.decode() == f"fastz: {said}"
 
 
+@pytest.mark.parametrize("words", [
+    ["query.fa", "--seed=1"],
+    ["query.fa", "--seed=match1", "--anyornone"],
+    ["query.fa", "--seed=T", "--nogapped"],
+    ["query.fa", "--seed=01", "--twins=1..100"],            # (another hit processor)
+    ["--self", "--seed=10"],
+    ["reads.fa", "--seed=1", "--format=general"],            # (reads in bulk)
+])
+def test_one_base_seed_fails_at_the_search(words, shared_pairs, tmp_path):
+    """lastz builds a one-base seed's table and fails as it searches the first query
+    strand, with every hit processor; fastz had run such a search."""
+    from parity_cases import run_program
+    cwd = shared_pairs / "dwv_vs_vdv1"
+    seq = "".join(line.strip() for line in
+                  (cwd / "query.fa").read_text().splitlines()[1:])
+    (tmp_path / "reads.fa").write_text(
+        "".join(f">r{k}\n{seq[k * 300:k * 300 + 150]}\n" for k in range(20)))
+    words = [str(tmp_path / w) if w == "reads.fa" else w for w in words]
+    target = "target.fa[multiple]" if str(tmp_path) in words[0] else "target.fa"
+    lz, fz = (run_program(p, [target, *words], cwd) for p in ("lastz", "fastz"))
+    said = lz.stderr.decode().removeprefix("FAILURE: ")
+    assert lz.returncode != 0 and said == "seed length must be at least two (yours is 1)\n"
+    assert fz.returncode != 0 and fz.stderr.decode() == f"fastz: {said}"
+
+
+def test_one_base_seed_table_only_runs(shared_pairs):
+    """--tableonly never searches: both print the one-base seed's table."""
+    from parity_cases import run_pair
+    lz, fz = run_pair(["target.fa[1..3000]", "--seed=1", "--tableonly"],
+                      shared_pairs / "dwv_vs_vdv1")
+    assert lz.returncode == fz.returncode == 0
+    assert fz.stdout == lz.stdout and len(lz.stdout.splitlines()) > 2
+
+
 # --- the default path and the per-hit cells ----------------------------------------------------
 
 

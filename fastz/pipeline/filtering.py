@@ -203,6 +203,13 @@ def stopped_search(stop_after: int, search, kept):
         reach = 2 * reach + 1
 
 
+def refuse_one_base_seed(spec) -> None:
+    """LASTZ builds a table for a seed of one base (``--seed=1``, ``match1``, ``T``)
+    but its seed search fails on the first query strand it searches."""
+    if spec.length < 2:
+        raise OptionsError(f"seed length must be at least two (yours is {spec.length})")
+
+
 def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarray,
               seed: str | None = None, transition: int = 1, masked_sub: np.ndarray | None = None,
               xdrop: int = 910, hspthresh: int = 3000, entropy: bool = True,
@@ -289,6 +296,7 @@ def find_hsps(index: SeedIndex, target_chars: np.ndarray, query_chars: np.ndarra
     HSP_DTYPE array; ``pos1``/``pos2`` are segment starts in the two buffers.
     """
     spec = index.spec
+    refuse_one_base_seed(spec)
     if seed is not None:
         other = parse_seed(seed, 0)
         if other.length != spec.length or set(other.care_off.tolist()) != set(spec.care_off.tolist()):
@@ -678,6 +686,7 @@ def fractional_hsps(index, t, q, qcodes, table, trans, xdrop, hspthresh, entropy
     if hp is None and (self_mode or window != FULL_WINDOW or stop_after >= 0):
         hp = default_processor(True, True)
     spec = index.spec
+    refuse_one_base_seed(spec)                                   # (lastz_D's inference)
     len1, len2 = _strand_length(t), _strand_length(q)
     xdrop, hspthresh = float(xdrop), float(hspthresh)
     adjusted = hp is None or hp.ext == khit.EXT_XDROP
@@ -743,6 +752,7 @@ def find_hsps_batch(index: SeedIndex, target_chars: np.ndarray, qcat: np.ndarray
     ``present``: the index's keys as a bitmap (``kernels.seeding.present_keys``), which
     speeds up a search that mostly misses; the same HSPs without it."""
     spec = index.spec
+    refuse_one_base_seed(spec)
     t = np.ascontiguousarray(target_chars, dtype=np.uint8)
     table = np.ascontiguousarray(masked_sub, dtype=np.int32)
     if t.shape[0] != index.target_len:

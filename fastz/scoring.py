@@ -714,6 +714,14 @@ def scoreset_from_options(opts) -> ScoreSet:
         d = opts.double_scores
         go = opts.gap_open if open_given else derived_score(UNIT_OPEN * penalty, d)
         ge = opts.gap_extend if extend_given else derived_score(UNIT_EXTEND * penalty, d)
+        if not d:
+            # (lastz converts these to its 32-bit score type, C leaving the result of
+            # a value past it undefined)
+            for what, v in (("the X score (10 x the --match penalty)", UNIT_BAD * penalty),
+                            ("the gap open penalty", go), ("the gap extension penalty", ge)):
+                if not -BEST_POSSIBLE - 1 <= v <= BEST_POSSIBLE:
+                    raise OptionsError(f"{what} would be {v:.0f}, more than LASTZ's 32-bit "
+                                       "scores hold; use smaller scores")
         _check_gap(go, ge, True, True, go, ge, strict=False)
         unit = np.where(np.eye(4, dtype=bool), reward, -penalty).astype(_table_dtype())
         ss = _dna_scoreset(unit, UNIT_BAD * penalty, UNIT_FILL * penalty, go, ge)

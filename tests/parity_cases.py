@@ -253,6 +253,12 @@ GAPPED = [
     # a match count as a percentage of each query's length
     _pair("hpylori_26695_vs_J99_Eslice", "--filter=nmatch:0.5%", "--format=general", issue=3),
     _pair("mers_ref_vs_46isolates", "--matchcount=99.5%", "--format=general", issue=3),
+    # a negative percentage: LASTZ's u32 count wraps past any alignment's (a count of
+    # one base or more), or rounds up to no filter at all
+    _pair("dengue1_vs_dengue2", "--filter=nmatch:-1%", "--format=general", issue=3),
+    _pair("dengue1_vs_dengue2", "--filter=nmatch:-0.001%", "--format=general", issue=3),
+    _pair("dengue1_vs_dengue2", "--nogapped", "--masking=1", "--filter=nmatch:-1%",
+          "--format=general", issue=3),
     # ... which LASTZ never applies to HSPs it prints as found, and does apply when a
     # filter makes it collect them
     _pair("hpylori_26695_vs_J99_Eslice", "--nogapped", "--filter=nmatch:0.05%",

@@ -347,6 +347,21 @@ def test_scores_past_32_bits_are_refused(shared_pairs, tmp_path, match, fragment
     assert run_program("lastz", words, cwd, timeout=600).returncode == 0   # (it runs)
 
 
+@pytest.mark.parametrize("match", ["10,1G", "10,214748365", "1G,1G"])
+def test_match_penalty_past_32_bits_is_refused(shared_pairs, tmp_path, match):
+    """--match derives the X score (10 x the penalty) and gap penalties, which lastz
+    converts to 32 bits (C leaves a value past that undefined; lastz fails on some,
+    and runs on others): fastz refuses in one line, where it had crashed (a numpy
+    OverflowError filling its tables).  Just inside, both print the same (above)."""
+    from parity_cases import run_program
+    words = ["target.fa[1..4000]", "query.fa[1..4000]", f"--match={match}",
+             f"--output={tmp_path / 'out'}"]
+    got = run_program("fastz", words, shared_pairs / "dwv_vs_vdv1")
+    assert_one_line_error(got.returncode, got.stdout, got.stderr.decode(),
+                          "the X score (10 x the --match penalty) would be -")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("query,top", [
     ("query.fa", None),
     # a sequence against itself: LASTZ's identical-sequence shortcut saturates at

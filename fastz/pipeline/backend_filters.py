@@ -115,7 +115,10 @@ def min_match_count(opts: Options, query: Sequence | None) -> int:
         return 0
     true = (int(np.sum(query.partitions.true_length)) if query.partitions is not None
             else whole_true_length(query))
-    return math.ceil(true * (opts.filter_nmatch_pct / 100.0))
+    count = math.ceil(true * (opts.filter_nmatch_pct / 100.0))
+    # (LASTZ's count is a u32 converted from the double: a negative percentage of one
+    # base or more wraps to a count past any alignment's, so nothing passes)
+    return count if count >= 0 else count + 2**32
 
 
 def reported_at_once(opts: Options) -> bool:

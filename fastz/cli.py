@@ -471,7 +471,7 @@ def _exit(code: int) -> None:
 
 
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split("\n")).strip() or type(exc).__name__
+    return " ".join(str(exc).split("\n")).rstrip() or type(exc).__name__
 
 
 def main(argv: list[str] | None = None) -> int:

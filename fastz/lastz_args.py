@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 
+from .cscan import FLOAT, float_value
 from .errors import OptionsError
 from .lastz_words import (  # noqa: F401  (re-exported)
     DEFAULT_FIELDS, EXTRA_FLAGS, EXTRA_OFF, EXTRA_PATTERNS, FIELD_ALIASES, FORMAT_WORDS,
     FORMATS, GENERAL_FIELDS, GENERAL_FORMATS, GENERAL_PREFIXES, HELP_WORDS, MAPPING_FIELDS,
     SEED_TABLE_WORDS, SEGMENT_FIELDS, STANDARD_FIELDS, YASRA, YASRA_NEW, HelpRequested,
-    LEAD_FLOAT, check_format, float32, lead_int, parse_general_fields, pct, pct_range,
+    check_format, float32, lead_int, parse_general_fields, pct, pct_range,
     score_thresh, version_tuple)
 from .options import (PLUS_FORM, SEED_12OF19, SEED_14OF22, Options, normalize_seed,
                       seed_display)
@@ -434,10 +435,10 @@ class _Parser:
                 r"--format=(?:istats|infstats)\(.*\)", arg):
             if "(" in arg:
                 inner = arg[arg.index("(") + 1:-1]
-                m = LEAD_FLOAT.match(inner)
+                m = FLOAT.match(inner)
                 if m is None or inner[m.end():] not in ("", "%"):
                     raise self.cant(arg)
-                hi = float32(float(m.group()))
+                hi = float32(float_value(m.group(1)))
                 if not 0 <= hi <= 100:
                     raise self.cant(arg)
                 self.set(identity_max=hi)

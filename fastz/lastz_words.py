@@ -7,10 +7,10 @@ kept in ``Options.extra``, and ``sscanf``-like value parsers for option values.
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 
+from .cscan import FLOAT, INT, float_value
 from .errors import OptionsError
 from .scoring import string_to_score, string_to_unitized_int
 
@@ -258,14 +258,12 @@ class HelpRequested(Exception):
 
 # --- Small parsers (sscanf look-alikes) --------------------------------------------------
 
-LEAD_INT = re.compile(r"[ \t\n\r\f\v]*[+-]?\d+")
-LEAD_FLOAT = re.compile(r"[ \t\n\r\f\v]*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def lead_int(text: str) -> int | None:
     """``sscanf(text, "%d")``: the leading integer (trailing text ignored), or None."""
-    m = LEAD_INT.match(text)
-    return int(m.group()) if m else None
+    m = INT.match(text)
+    return int(m.group(1)) if m else None
 
 
 def float32(x: float) -> float:
@@ -275,10 +273,10 @@ def float32(x: float) -> float:
 
 def pct(text: str) -> float:
     """LASTZ ``pct_string_to_double`` (returns the percentage itself, not /100)."""
-    m = LEAD_FLOAT.match(text)
+    m = FLOAT.match(text)
     if m is None or text[m.end():] != "%":
         raise OptionsError(f'"{text}" is not a percentage')
-    return float(m.group())
+    return float_value(m.group(1))
 
 
 def pct_range(text: str, word: str) -> tuple[float, float]:
@@ -296,10 +294,10 @@ def pct_range(text: str, word: str) -> tuple[float, float]:
         hi_at = dots + 2
     lo, hi = 0.0, 100.0
     if lo_at is not None:
-        m = LEAD_FLOAT.match(text)
+        m = FLOAT.match(text)
         if m is None:
             raise bad
-        lo = float32(float(m.group()))
+        lo = float32(float_value(m.group(1)))
         pos = m.end() + (text[m.end():m.end() + 1] == "%")
         if hi_at is None:
             if text[pos:] not in ("", ".", ".."):
@@ -315,10 +313,10 @@ def pct_range(text: str, word: str) -> tuple[float, float]:
             if pos != hi_at:
                 raise bad
     if hi_at is not None:
-        m = LEAD_FLOAT.match(text, hi_at)
+        m = FLOAT.match(text, hi_at)
         if m is None:
             raise bad
-        hi = float32(float(m.group()))
+        hi = float32(float_value(m.group(1)))
         if text[m.end():] not in ("", "%"):
             raise bad
     if lo < 0 or hi > 100 or lo > hi:

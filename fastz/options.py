@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields, replace
 
+from .cscan import float_value
 from .errors import OptionsError
 
 SEED_12OF19 = "1110100110010101111"
@@ -752,7 +753,7 @@ def thresh_text(value: int | None, top: str | None, double: bool = False) -> str
         from .scoring import score_plain
         return score_plain(value, double)
     if top.endswith("%"):
-        return "top%.1f%%" % (100 * (float(top[3:-1]) / 100.0))
+        return "top%.1f%%" % (100 * (float_value(top[3:-1]) / 100.0))
     return top
 
 

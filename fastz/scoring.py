@@ -20,7 +20,6 @@ Two table-building paths differ in small ways that matter for exactness:
 from __future__ import annotations
 
 import math
-import re as _re
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -28,6 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .cscan import FLOAT, INT, float_value
 from .errors import InputError, OptionsError
 
 HOXD70 = np.array([
@@ -284,25 +284,19 @@ def _dna_scoreset(matrix, bad: int, fill: int, gap_open: int, gap_extend: int,
 
 # --- Number parsing (LASTZ utilities.c) ---------------------------------------------------
 
-_INT = _re.compile(r"[ \t\n\r\f\v]*[+-]?\d+")
-_FLOAT = _re.compile(r"[ \t\n\r\f\v]*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
-                     r"|inf(?:inity)?|nan)", _re.IGNORECASE)
-
-
 def _c_float(text: str) -> float | None:
     """``sscanf(text, "%f%c")`` == 1: the whole text is one float (else None)."""
-    m = _FLOAT.fullmatch(text)
-    if m is None:
+    if FLOAT.fullmatch(text) is None:
         return None
     with np.errstate(over="ignore"):          # LASTZ casts to float quietly
-        return float(np.float32(float(text)))
+        return float(np.float32(float_value(text)))
 
 
 def string_to_int(text: str) -> int:
     """LASTZ ``string_to_int``: a plain (optionally signed) integer and nothing else."""
     if text.lstrip(" \t\n") == "":
         raise OptionsError("an empty string is not an integer")
-    if _INT.fullmatch(text) is None:
+    if INT.fullmatch(text) is None:
         raise OptionsError(f'"{text}" is not an integer')
     v = int(text)
     if not -2**31 <= v < 2**31:
@@ -321,7 +315,7 @@ def string_to_unitized_int(text: str, by_thousands: bool) -> int:
         mult = {"k": 1, "m": 2, "g": 3}[text[-1].lower()]
         mult = (1000 if by_thousands else 1024) ** mult
         body = text[:-1]
-    if _INT.fullmatch(body):
+    if INT.fullmatch(body):
         v = int(body)
         if not -2**31 <= v < 2**31 or (mult != 1 and abs(v) > (2**31 - 1) // mult):
             raise OptionsError(f'"{text}" is out of range for an integer')
@@ -330,7 +324,7 @@ def string_to_unitized_int(text: str, by_thousands: bool) -> int:
     if vf is None:
         raise OptionsError(f'"{text}" is not an integer')
     prod = float(np.float32(vf) * np.float32(mult))
-    if abs(prod) > 2**31 - 1:
+    if not abs(prod) <= 2**31 - 1:          # (NaN too: C leaves its int undefined)
         raise OptionsError(f'"{text}" is out of range for an integer')
     return int(prod + 0.5)
 
@@ -342,9 +336,9 @@ def string_to_unitized_double(text: str, by_thousands: bool) -> float:
     if 0 < len(text) < 20 and text[-1] in "KkMmGg":
         mult = (1000 if by_thousands else 1024) ** {"k": 1, "m": 2, "g": 3}[text[-1].lower()]
         body = text[:-1]
-    if _FLOAT.fullmatch(body) is None:
+    if FLOAT.fullmatch(body) is None:
         raise OptionsError(f'"{text}" is not a number')
-    return float(body) * mult
+    return float_value(body) * mult
 
 
 # --- Score type: lastz (integer scores) or lastz_D (double scores) ----------------------
@@ -375,9 +369,9 @@ def double_scores() -> bool:
 
 def string_to_double(text: str) -> float:
     """LASTZ ``string_to_double``: ``sscanf(text, "%lf%c") == 1`` (no K/M/G suffix)."""
-    if _FLOAT.fullmatch(text) is None:
+    if FLOAT.fullmatch(text) is None:
         raise OptionsError(f'"{text}" is not a number')
-    return float(text)
+    return float_value(text)
 
 
 def string_to_score(text: str) -> int | float:

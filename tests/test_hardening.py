@@ -362,6 +362,17 @@ def test_match_penalty_past_32_bits_is_refused(shared_pairs, tmp_path, match):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("word", ["--hspthresh=nan", "--xdrop=NaN", "--inner=nan"])
+def test_nan_score_is_refused(work, word):
+    """lastz converts a NaN score to an int, which C leaves undefined (it ran with
+    -2147483648); fastz refuses it in one line, where it had crashed."""
+    out, err = io.StringIO(), io.StringIO()
+    with _inside(work), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = fastz_main(["t.fa", "q.fa", word])
+    assert_one_line_error(code, out.getvalue().encode(), err.getvalue(),
+                          "is out of range for an integer")
+
+
 @pytest.mark.parametrize("query,top", [
     ("query.fa", None),
     # a sequence against itself: LASTZ's identical-sequence shortcut saturates at

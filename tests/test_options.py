@@ -121,6 +121,10 @@ DEFAULT_COMBOS = [
     "--identity=90%..95%", "--continuity=50..60", "--0mismatch=20", "W=12abc",
     "--seed=match(12x)", "--ambiguousn",
     "--yasra98:2.0", "--format=gfa", "--nomirror --self",
+    # C's number syntax, as lastz's sscanf reads it: hexadecimal, an exponent with no
+    # digits (fastz refused the first, crashed on a NaN)
+    "--hspthresh=0x10", "X=0x1p5 Y=3e", "K=3000e+", "--hspthresh=top0x1p1%",
+    "--identity=0x50", "--xdrop=0x1.8p10", "--gap=0x190,30", "--inner=0xBB8",
 ]
 
 

@@ -216,7 +216,9 @@ def test_self_multiple(repeats, monkeypatch, args):
     ("--twins=5 --seedqueue=-1", "--seedqueue can't be negative"),
     ("--maxwordcount=0", "--maxwordcount must be at least 1"),
     ("--maxwordcount=5,0", "--maxwordcount's max interval must be at least 1"),
-    ("--maxwordcount=100%", "--maxwordcount cannot be 100%"),
+    # (lastz's messages end "100%" in a printf format, which drops the lone "%")
+    ("--maxwordcount=100%", "--maxwordcount cannot be 100$"),
+    ("--maxwordcount=101%", "--maxwordcount cannot be more than 100$"),
     # lastz 1.04.22 crashes on this one (no seed-hit queue to keep twins in)
     ("--twins=5 --seedqueue=0", "--twins needs a seed hit queue"),
     ("--expand=-1", "--expand cannot be negative"),
@@ -276,6 +278,18 @@ def test_unresolved_adaptive_gapped_threshold_fails_where_lastz_does(words, shar
         said = lz.stderr.decode().removeprefix("FAILURE: ")
         assert "can't handle score threshold" in said
         assert fz.stderr.decode() == f"fastz: {said}"
+
+
+@pytest.mark.parametrize("top", ["top-3%", "top0x1p1%"])
+def test_unresolved_adaptive_gapped_threshold_names_the_count_as_lastz(top, shared_pairs):
+    """The failure names the percentage's count as lastz prints it: a negative
+    percentage's wraps in its u32 and prints as an int (top-119, not top4294967177)."""
+    from parity_cases import run_pair
+    lz, fz = run_pair(["target.fa[1..4000]", "query.fa[1..4000]", f"--gappedthresh={top}"],
+                      shared_pairs / "dwv_vs_vdv1")
+    said = lz.stderr.decode().removeprefix("FAILURE: ")
+    assert lz.returncode != 0 and said.startswith("gapped_extend can't handle score threshold")
+    assert fz.returncode != 0 and fz.stderr.decode() == f"fastz: {said}"
 
 
 def test_unresolved_adaptive_gapped_threshold_fails_on_reads_without_hsps(shared_pairs,

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TextIO
 
+from ..cscan import float_value
 from ..errors import InputError, OptionsError
 from ..options import Options
 from ..records import Sequence, StrandResult
@@ -180,7 +181,7 @@ def _top_string(top: str) -> str:
     t = top.strip()
     body = t[3:] if t.lower().startswith("top") else t
     if body.endswith("%"):
-        return "top%.1f%%" % float(body[:-1])
+        return "top%.1f%%" % float_value(body[:-1])
     return "top%d" % int(body)
 
 

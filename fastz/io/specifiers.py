@@ -7,11 +7,11 @@ same error texts, reported as one-line :class:`~fastz.errors.InputError` message
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..cscan import FLOAT, INT, float_value
 from ..errors import InputError
 
 #: LASTZ's largest loadable sequence (31-bit positions, minus its overrun margin).
@@ -70,8 +70,6 @@ class SeqSpec:
 
 # --- sscanf emulation (the subrange forms are tried with sscanf in LASTZ) ---------------
 
-_UINT = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
-_FLOAT = re.compile(r"[ \t\n\v\f\r]*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
 
 
 def _scan(fmt: list, text: str) -> tuple[list, bool]:
@@ -83,7 +81,7 @@ def _scan(fmt: list, text: str) -> tuple[list, bool]:
     pos, values = 0, []
     for item in fmt:
         if item == "u":
-            m = _UINT.match(text, pos)
+            m = INT.match(text, pos)
             if m is None:
                 return values, False
             v = int(m.group(1))             # strtoul: wraps negatives, saturates at 2^64-1
@@ -91,10 +89,10 @@ def _scan(fmt: list, text: str) -> tuple[list, bool]:
             values.append(v % _U32)
             pos = m.end()
         elif item == "f":
-            m = _FLOAT.match(text, pos)
+            m = FLOAT.match(text, pos)
             if m is None:
                 return values, False
-            values.append(float(np.float32(float(m.group(1)))))
+            values.append(float(np.float32(float_value(m.group(1)))))
             pos = m.end()
         else:
             if not text.startswith(item, pos):

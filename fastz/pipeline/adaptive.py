@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import replace
 import numpy as np
 
+from ..cscan import float_value
 from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
 from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE, Alignments
@@ -45,7 +46,7 @@ def coverage_limit(top: str, target_len: int) -> int:
     """LASTZ ``resolve_score_thresh``: ``top<n>`` -> n, ``top<p>%`` -> p% of the target."""
     body = top[3:]
     if body.endswith("%"):
-        p = float(body[:-1]) / 100.0
+        p = float_value(body[:-1]) / 100.0
         return int(p * target_len + 0.5) & 0xFFFFFFFF
     return int(body) & 0xFFFFFFFF          # (a u32: "top-1" keeps every HSP)
 
@@ -283,5 +284,6 @@ def resolve_thresholds(opts, target):
     for name in ("hspthresh_top", "gappedthresh_top"):
         top = getattr(opts, name)
         if top is not None and top.endswith("%"):
-            changes[name] = f"top{coverage_limit(top, n)}"
+            count = coverage_limit(top, n)              # (a u32 LASTZ prints as an int)
+            changes[name] = f"top{count - (count >> 31 << 32)}"
     return replace(opts, **changes) if changes else opts

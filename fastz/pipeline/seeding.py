@@ -212,10 +212,11 @@ def parse_max_word_count(text: str) -> tuple[int, float, int]:
         keep = pct(body) / 100.0
         if keep < 0:
             raise OptionsError("--maxwordcount cannot be zero")     # (sic, LASTZ's words)
+        # (LASTZ's format strings end in a lone "%", which its printf drops)
         if keep == 1:
-            raise OptionsError("--maxwordcount cannot be 100%")
+            raise OptionsError("--maxwordcount cannot be 100")
         if keep >= 1:
-            raise OptionsError("--maxwordcount cannot be more than 100%")
+            raise OptionsError("--maxwordcount cannot be more than 100")
         return 0, float(np.float32(keep)), chasm         # LASTZ passes it on as a float
     limit = string_to_int(body)
     if limit < 1:

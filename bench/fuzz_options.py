@@ -238,7 +238,7 @@ def side_output(rng: random.Random) -> str:
 # unit suffixes, percentages), where LASTZ's parsing decides what runs
 ODD_NUMBERS = ["0", "-1", "1", "2147483647", "-2147483648", "2147483648", "1.5", "0.4",
                "2k", "1K", "3M", "1G", "1e3", "+5", "007", "12x", "", " 3", "0.5%", "50%",
-               "-3%", "101%", "1k%"]
+               "-3%", "101%", "1k%", "0x10", "0x1p4", "5e", "nan", "inf", "-0.001%"]
 ODD_OPTIONS = ["--step={v}", "--xdrop={v}", "--ydrop={v}", "--hspthresh={v}",
                "--hspthresh=top{v}", "--gappedthresh={v}", "--gappedthresh=top{v}",
                "--gap={v},{v}", "--match={v},{v}", "--inner={v}", "--masking={v}",

@@ -8,6 +8,7 @@ first, then ``%f``), so ``--hspthresh=0x10`` is 16 to lastz.
 """
 from __future__ import annotations
 
+import math
 import re
 
 _SPACE = r"[ \t\n\v\f\r]*"
@@ -33,3 +34,11 @@ def float_value(text: str) -> float:
     hexadecimal = _HEX.match(s) is not None
     s = _DANGLING[hexadecimal].sub("", s)                 # (an exponent with no digits)
     return float.fromhex(s) if hexadecimal else float(s)
+
+
+def to_u32(x: float) -> int:
+    """C's ``(u32)`` of a double as LASTZ's x86-64 build computes it: through a 64-bit
+    int, so a NaN, an infinity or a value past 2^63 gives 0 and a negative one wraps."""
+    if not math.isfinite(x) or abs(x) >= 2.0**63:
+        return 0
+    return int(x) & 0xFFFFFFFF

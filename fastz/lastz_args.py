@@ -366,7 +366,9 @@ class _Parser:
             self.set(entropy=True, entropy_report=True)
         elif arg.startswith(("--allocate:traceback=", "--alloc:traceback=",
                              "--memory:traceback=", "--mem:traceback=", "--traceback=", "m=")):
-            self.set(traceback_bytes=string_to_unitized_int(val, by_thousands=False))
+            # (a u32 in LASTZ: -1 is 4 GiB, which its allocation then refuses)
+            self.set(traceback_bytes=string_to_unitized_int(val, by_thousands=False)
+                     & 0xFFFFFFFF)
         elif arg.startswith(("--masking=", "M=")):
             n = string_to_int(val)
             if n < 0:

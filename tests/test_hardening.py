@@ -412,6 +412,39 @@ def test_huge_immediate_search_limit_fails_as_lastz_does(shared_pairs, words, fa
         assert fz.returncode == 0 and fz.stdout == lz.stdout
 
 
+@pytest.mark.parametrize("pair,words,fails", [
+    # the y-drop's tail (ydrop / gap extension + 6 cells) past the traceback's space
+    ("dwv_vs_vdv1", ["--ydrop=10000000", "--allocate:traceback=200k"], True),
+    ("dwv_vs_vdv1", ["--ydrop=6000000", "--allocate:traceback=200k"], False),   # (inside)
+    # a size past 2^31 - 1 is a negative int to lastz's extension; -1 is 4 GiB, which
+    # its allocation refuses (only where it extends)
+    ("dwv_vs_vdv1", ["--allocate:traceback=-17"], True),
+    ("dwv_vs_vdv1", ["--allocate:traceback=-1"], True),
+    ("dwv_vs_vdv1", ["--allocate:traceback=-1", "--nogapped"], False),
+    # a gap extension of 0: the tail is a side's length (sides past 100K fail)
+    ("ecoli_K12_vs_salmonella_LT2",
+     ["--gap=400,0", "--allocate:traceback=100k", "target.fa[150001..450000]"], True),
+    ("ecoli_K12_vs_salmonella_LT2",
+     ["--gap=400,0", "--allocate:traceback=100k", "target.fa[250001..350000]"], False),
+])
+def test_traceback_space_fails_where_lastz_does(shared_pairs, pair, words, fails):
+    """lastz fails as it starts its first gapped extension where the traceback space
+    cannot hold the y-drop's tail, and where --allocate:traceback's u32 passes its
+    allocation limit; fastz had run those (truncating alignments)."""
+    from parity_cases import run_pair
+    query = [w for w in words if w.startswith("target.fa[")] or ["query.fa[1..4000]"]
+    target = "target.fa[1..300000]" if pair.startswith("ecoli") else "target.fa[1..4000]"
+    argv = [target, *query, *[w for w in words if w not in query], "--format=general"]
+    lz, fz = run_pair(argv, shared_pairs / pair)
+    assert (lz.returncode != 0) == fails
+    if fails:
+        message = lz.stderr.decode().strip().split("\n")[-1].removeprefix("FAILURE: ")
+        assert_one_line_error(fz.returncode, fz.stdout, fz.stderr.decode(), message)
+        assert fz.stderr.decode().rstrip("\n").split("\n")[-1] == f"fastz: {message}"
+    else:
+        assert fz.returncode == 0 and fz.stdout == lz.stdout and fz.stderr == lz.stderr
+
+
 def test_negative_worker_count(work):
     """--workers=-3 is an error, not "all cores" (the helper appends --workers=1)."""
     out, err = io.StringIO(), io.StringIO()

@@ -280,10 +280,11 @@ def test_unresolved_adaptive_gapped_threshold_fails_where_lastz_does(words, shar
         assert fz.stderr.decode() == f"fastz: {said}"
 
 
-@pytest.mark.parametrize("top", ["top-3%", "top0x1p1%"])
+@pytest.mark.parametrize("top", ["top-3%", "top0x1p1%", "topNaN%"])
 def test_unresolved_adaptive_gapped_threshold_names_the_count_as_lastz(top, shared_pairs):
     """The failure names the percentage's count as lastz prints it: a negative
-    percentage's wraps in its u32 and prints as an int (top-119, not top4294967177)."""
+    percentage's wraps in its u32 and prints as an int (top-119, not top4294967177); a
+    NaN's is 0 (fastz crashed on it)."""
     from parity_cases import run_pair
     lz, fz = run_pair(["target.fa[1..4000]", "query.fa[1..4000]", f"--gappedthresh={top}"],
                       shared_pairs / "dwv_vs_vdv1")

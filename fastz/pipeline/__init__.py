@@ -165,6 +165,9 @@ class Aligner:
             # (LASTZ's segments file gives forward-strand target positions)
             raise OptionsError("can't use --segments with reverse-complement of target "
                                f"({self.target.filename})")
+        if o.gapped and o.traceback_bytes > _MALLOC_LIMIT:
+            # (LASTZ's traceback size is a u32: --allocate:traceback=-1 asks for 4 GiB)
+            raise OptionsError(_blocked(o.traceback_bytes, "new_traceback"))
         if self.opts.hspthresh_top or self.opts.gappedthresh_top:
             # top<p>% thresholds become base counts once the target length is known
             from .adaptive import resolve_thresholds
@@ -380,7 +383,9 @@ class Aligner:
                                            self.scores.sub)
             gth = o.gappedthresh if gappedthresh is None else gappedthresh
             depth = self.depth
-            max_paired = math.ceil(depth[0] * strand_length(query.chars)) if depth else 0
+            # (an infinite depth is no limit, as 0 is)
+            paired = depth[0] * strand_length(query.chars) if depth else 0.0
+            max_paired = math.ceil(paired) if math.isfinite(paired) else 0
             alns, trunc, over = st.gapped.gapped_extend(
                 self.target, query, strand, anchors, self.scores, o.ydrop, gth, trim=o.ytrim,
                 notrivial=o.notrivial, allgappedbounds=o.allgappedbounds,
@@ -860,9 +865,13 @@ def _refuse_huge_search_limit(aligner: Aligner) -> None:
         return
     size = 4 * immediate[0]
     if size > _MALLOC_LIMIT:
-        raise OptionsError(f"malloc_or_die blocked large request, for {size:,} bytes "
-                           f"(max is {_MALLOC_LIMIT:,}), for set_up_hit_processor "
-                           f"(alignmentHashes)")
+        raise OptionsError(_blocked(size, "set_up_hit_processor (alignmentHashes)"))
+
+
+def _blocked(size: int, what: str) -> str:
+    """LASTZ's words as it refuses an allocation past its limit."""
+    return (f"malloc_or_die blocked large request, for {size:,} bytes "
+            f"(max is {_MALLOC_LIMIT:,}), for {what}")
 
 
 def _query_filename(opts: Options) -> str:

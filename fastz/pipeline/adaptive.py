@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import replace
 import numpy as np
 
-from ..cscan import float_value
+from ..cscan import float_value, to_u32
 from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
 from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE, Alignments
@@ -47,7 +47,7 @@ def coverage_limit(top: str, target_len: int) -> int:
     body = top[3:]
     if body.endswith("%"):
         p = float_value(body[:-1]) / 100.0
-        return int(p * target_len + 0.5) & 0xFFFFFFFF
+        return to_u32(p * target_len + 0.5)
     return int(body) & 0xFFFFFFFF          # (a u32: "top-1" keeps every HSP)
 
 

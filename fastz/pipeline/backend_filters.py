@@ -8,10 +8,10 @@ For ``--nogapped`` HSPs only identity, coverage, nmatch and nmismatch apply
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
+from ..cscan import to_u32
 from ..io.alignview import BITS, SeqInfo, views, whole_true_length
 from ..kernels.alnstats import identity_counts_all
 from ..options import Options
@@ -115,10 +115,9 @@ def min_match_count(opts: Options, query: Sequence | None) -> int:
         return 0
     true = (int(np.sum(query.partitions.true_length)) if query.partitions is not None
             else whole_true_length(query))
-    count = math.ceil(true * (opts.filter_nmatch_pct / 100.0))
     # (LASTZ's count is a u32 converted from the double: a negative percentage of one
     # base or more wraps to a count past any alignment's, so nothing passes)
-    return count if count >= 0 else count + 2**32
+    return to_u32(float(np.ceil(true * (opts.filter_nmatch_pct / 100.0))))
 
 
 def reported_at_once(opts: Options) -> bool:

@@ -18,10 +18,12 @@ from ..kernels.alnstats import identity_counts_all
 from ..kernels.bounds import (
     A_END1, A_END2, A_FIRST, A_LAST, A_OPS0, A_OPSN, A_POS1, A_POS2, A_SCORE, A_TRIV,
 )
+from ..errors import OptionsError
 from ..kernels.gapped import (
-    X_BEG1, X_BEG2, X_END1, X_END2, X_NOPS, X_SCORE, X_STRAND, extend_anchors, extend_strands,
+    ST_ANCHORS, ST_SKIPPED, X_BEG1, X_BEG2, X_END1, X_END2, X_NOPS, X_SCORE, X_STRAND,
+    extend_anchors, extend_strands,
 )
-from ..kernels.scorewords import fractional, scores_of, to_word
+from ..kernels.scorewords import fractional, scores_of, to_word, ydrop_tail
 from ..kernels.ydrop import pad_target
 from ..records import Alignments, Sequence, concat_buffers
 from ..scoring import BEST_POSSIBLE, ScoreSet, run_score
@@ -209,6 +211,9 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     if stats is not None:
         for name, v in zip(STAT_NAMES, st.tolist()):
             stats[name] = stats.get(name, 0) + v
+    refuse_short_traceback(st, ydrop, scores.gap_extend, tb_cells,
+                           max(int((a2 + 1 - lo2).max(initial=0)),
+                               int((hi2 - a2 - 1).max(initial=0))))
     over = False
     if max_paired > 0:
         order, over, cut = _depth_cut(al, ops, order, max_paired, paired_keep)
@@ -241,6 +246,21 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
         kind="gapped")
     scores.check_sums(alns.score, len(target), len(query), "a gapped alignment")
     return alns, trunc, over
+
+
+def refuse_short_traceback(st: np.ndarray, ydrop, gap_extend, tb_cells: int,
+                           longest_side: int) -> None:
+    """LASTZ's one-sided extension fails at once where its traceback space (an int of
+    ``tb_cells``: negative past 2^31 - 1) is less than the y-drop's tail (``yDropTail``:
+    ``ydrop / gap_extend + 6``; a gap extension of 0 gives the side's length, at most
+    500,000), which does not depend on the data: the run fails on the first anchor it
+    extends (``st``: the kernel's counts).  With a gap extension of 0 the longest side
+    of any anchor (``longest_side``) stands for the side lastz fails on."""
+    if st[ST_ANCHORS] - st[ST_SKIPPED] <= 0:
+        return
+    tail = ydrop_tail(ydrop, gap_extend, longest_side)
+    if tail > tb_cells - ((tb_cells >> 31) << 32):
+        raise OptionsError("not enough space in trace_back array")
 
 
 def _engine_thresholds(ydrop, gappedthresh, scores: ScoreSet):
@@ -281,6 +301,8 @@ def gapped_extend_batch(target: Sequence, queries: list, hsp_sets: list, scores:
     if stats is not None:
         for name, v in zip(STAT_NAMES, st.tolist()):
             stats[name] = stats.get(name, 0) + v
+    refuse_short_traceback(st, ydrop, scores.gap_extend, traceback_bytes - 7,
+                           int(np.diff(qoff).max(initial=0)))
     cols = np.ascontiguousarray(rows.T)            # (contiguous per-field slices)
     ostart = np.zeros(rows.shape[0] + 1, np.int64)
     np.cumsum(cols[X_NOPS], out=ostart[1:])

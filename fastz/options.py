@@ -309,6 +309,27 @@ class Options:
                 integral_score(v, what)
         if self.mismatch is not None:
             integral_score(self.mismatch[1], "--mismatch length")
+        # lastz_D's doubles may be infinite, NaN or past any int, which its DP converts
+        # to ints for sizes and bounds (undefined in C; lastz_D fails or prints
+        # nothing); fastz_D's kernels would overrun their buffers: refused
+        from .scoring import BEST_POSSIBLE
+        for flag, v in (("--hspthresh", self.hspthresh), ("--gappedthresh", self.gappedthresh),
+                        ("--xdrop", self.xdrop), ("--ydrop", self.ydrop),
+                        ("--gap (open)", self.gap_open), ("--gap (extend)", self.gap_extend),
+                        ("--match (reward)", self.match_reward),
+                        ("--match (penalty)", self.match_penalty),
+                        ("--ambiguous (reward)", self.ambiguous_reward),
+                        ("--ambiguous (penalty)", self.ambiguous_penalty),
+                        ("--chain (diagonal)", self.chain_diag),
+                        ("--chain (antidiagonal)", self.chain_anti)):
+            if v is not None and not -BEST_POSSIBLE - 1 <= v <= BEST_POSSIBLE:
+                raise OptionsError(f"{flag} is {v:g}, which fastz_D does not take (a finite "
+                                   f"number within +-{BEST_POSSIBLE:,})")
+        if self.ydrop is not None and self.gap_extend and \
+                not abs(self.ydrop / self.gap_extend) + 6 <= BEST_POSSIBLE:
+            raise OptionsError(f"--ydrop / the gap extension penalty is "
+                               f"{self.ydrop / self.gap_extend:g}, which fastz_D does not "
+                               f"take (lastz_D's y-drop tail must fit an int)")
 
     def _check_score_range(self) -> None:
         """Thresholds and drops LASTZ's 32-bit score type cannot hold (derived from a

@@ -20,6 +20,7 @@ Two table-building paths differ in small ways that matter for exactness:
 from __future__ import annotations
 
 import math
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -379,7 +380,13 @@ def string_to_score(text: str) -> int | float:
     lastz_D parses a plain double.  A whole double comes back as an int, so only a
     fractional value is a float anywhere downstream."""
     if _SCORE_TYPE[0] == "D":
-        return whole_if_integral(string_to_double(text))
+        v = string_to_double(text)
+        # (lastz_D takes these too, and its DP then sizes rows with undefined ints or
+        # overruns them; fastz_D's kernels would write past their buffers)
+        if not math.isfinite(v) or 0 < abs(v) < sys.float_info.min:
+            raise OptionsError(f'"{text}" is not a score fastz_D takes (infinite, NaN '
+                               "or subnormal)")
+        return whole_if_integral(v)
     return string_to_unitized_int(text, by_thousands=True)
 
 

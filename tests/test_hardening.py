@@ -373,6 +373,24 @@ def test_nan_score_is_refused(work, word):
                           "is out of range for an integer")
 
 
+@pytest.mark.parametrize("words,fragment", [
+    (["--gap=1e-320,1e-320"], "is not a score fastz_D takes"),   # (memory corruption)
+    (["--gap=10,nan"], "is not a score fastz_D takes"),
+    (["--match=1,nan"], "is not a score fastz_D takes"),          # (a traceback)
+    (["--hspthresh=inf"], "is not a score fastz_D takes"),        # (a traceback)
+    (["--hspthresh=1e308"], "--hspthresh is 1e+308, which fastz_D does not take"),
+    (["--ydrop=2e9", "--gap=400,1e-300"], "--ydrop / the gap extension penalty is"),
+])
+def test_fastz_D_refuses_scores_its_kernels_cannot_hold(shared_pairs, words, fragment):
+    """lastz_D takes any double, and infinities, NaNs, subnormals and values past an
+    int make its DP size rows with undefined ints (it fails, overruns its own check,
+    or prints nothing); fastz_D had crashed or written past its buffers: one line."""
+    from parity_cases import run_program
+    got = run_program("fastz_D", ["target.fa[1..4000]", "query.fa[1..4000]", *words],
+                      shared_pairs / "dwv_vs_vdv1")
+    assert_one_line_error(got.returncode, got.stdout, got.stderr.decode(), fragment)
+
+
 @pytest.mark.parametrize("query,top", [
     ("query.fa", None),
     # a sequence against itself: LASTZ's identical-sequence shortcut saturates at

@@ -622,7 +622,7 @@ def load_scores_file(path: str) -> ScoresFile:
     go, ge = settings.get("gap_open"), settings.get("gap_extend", HOXD70_EXTEND)
     if go is not None and go + ge <= 0:
         raise OptionsError(f" (in {path}) {go} is not a valid gap open penalty with extension "
-                           f"penalty {ge}\n(open can be negative but the sum has to be postive)")
+                           f"penalty {ge}\n(open can be negative but the sum has to be positive)")
     if "gap_extend" in settings and settings["gap_extend"] < 0:
         raise OptionsError(f"{settings['gap_extend']} is not a valid gap extension penalty "
                            f"(in {path})")
@@ -681,7 +681,7 @@ def _check_gap(gap_open, gap_extend, open_given, extend_given, open_text, extend
         if strict:
             raise OptionsError(f"{open_text} is not a valid gap open penalty with extension "
                                f"penalty {extend_text}\n(open can be negative but the sum "
-                               "has to be postive)")
+                               "has to be positive)")
         raise OptionsError(f"{open_text} is not a valid gap open penalty")
     if extend_given and gap_extend < 0:
         raise OptionsError(f"{extend_text} is not a valid gap extension penalty")

@@ -463,6 +463,24 @@ def test_traceback_space_fails_where_lastz_does(shared_pairs, pair, words, fails
         assert fz.returncode == 0 and fz.stdout == lz.stdout and fz.stderr == lz.stderr
 
 
+@pytest.mark.parametrize("words", [["--scores=bad.q"], ["--gap=-100,30", "--scores=bad.q"]])
+def test_gap_sum_message_is_lastz_s(tmp_path, words):
+    """A gap open penalty whose sum with the extension is not positive: lastz's two
+    lines (a leading space, and Debian's binary spelling "positive", where the source
+    says "postive"), joined into fastz's one."""
+    from parity_cases import run_program
+    (tmp_path / "t.fa").write_text(">t\nACGTACGTACGTAAAAGGGC\n")
+    (tmp_path / "bad.q").write_text(
+        "gap_open = -100\ngap_extend = 30\n   A    C    G    T\nA 91 -114 -31 -123\n"
+        "C -114 100 -125 -31\nG -31 -125 100 -114\nT -123 -31 -114 91\n")
+    argv = ["t.fa", "t.fa", *words]
+    lz, fz = (run_program(p, argv, tmp_path) for p in ("lastz", "fastz"))
+    said = [ln for ln in lz.stderr.decode().splitlines() if ln.strip()]
+    assert lz.returncode != 0 and said[0].startswith("FAILURE:  (in bad.q)")
+    expected = " ".join([said[0].removeprefix("FAILURE: "), *said[1:]])
+    assert fz.returncode == 1 and fz.stderr.decode() == f"fastz: {expected}\n"
+
+
 def test_negative_worker_count(work):
     """--workers=-3 is an error, not "all cores" (the helper appends --workers=1)."""
     out, err = io.StringIO(), io.StringIO()

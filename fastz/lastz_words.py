@@ -7,7 +7,6 @@ kept in ``Options.extra``, and ``sscanf``-like value parsers for option values.
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from .cscan import FLOAT, INT, float_value

@@ -13,12 +13,12 @@ import sys
 
 import numpy as np
 
+from ..errors import OptionsError
 from ..io.alignview import BITS
 from ..kernels.alnstats import identity_counts_all
 from ..kernels.bounds import (
     A_END1, A_END2, A_FIRST, A_LAST, A_OPS0, A_OPSN, A_POS1, A_POS2, A_SCORE, A_TRIV,
 )
-from ..errors import OptionsError
 from ..kernels.gapped import (
     ST_ANCHORS, ST_SKIPPED, X_BEG1, X_BEG2, X_END1, X_END2, X_NOPS, X_SCORE, X_STRAND,
     extend_anchors, extend_strands,

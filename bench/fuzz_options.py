@@ -416,10 +416,13 @@ def main(argv=None) -> int:
         elif fz.returncode != 0:
             first = (fz.stderr.decode(errors="replace").strip().splitlines() or [""])[-1]
             # (a number out of a C int's range: lastz's sscanf wraps it silently, fastz
-            # refuses it, deliberately: docs/hardening.md)
+            # refuses it, deliberately; so fastz_D with infinite, NaN or subnormal
+            # scores, which lastz_D's DP mishandles: docs/hardening.md)
             verdict = "REFUSED" if "not yet supported" in first \
                 else "REFUSED (out of range; lastz wraps it)" \
                 if "is out of range for an integer" in first \
+                else "REFUSED (a double lastz_D's DP cannot size)" \
+                if "fastz_D takes" in first or "fastz_D does not take" in first \
                 else f"MISMATCH fastz failed: {first[:160]}"
         elif drop_version(lz.stdout) != drop_version(fz.stdout):
             verdict = "MISMATCH output differs"

@@ -347,6 +347,10 @@ class _Parser:
                     raise OptionsError("--mismatch requires two values (count and length)")
                 n_text, length = val.split(",", 1)
                 n = string_to_score(n_text)
+                if isinstance(n, float):
+                    # (lastz_D's score goes into an int: truncated, and past an int's
+                    # range x86's "integer indefinite", -2^31)
+                    n = int(n) if abs(n) < 2**31 else -2**31
             else:
                 n, length = int(re.match(r"--([+-]?\d+)", arg).group(1)), val
             self.alt_extender(arg, n, length)

@@ -391,6 +391,22 @@ def test_fastz_D_refuses_scores_its_kernels_cannot_hold(shared_pairs, words, fra
     assert_one_line_error(got.returncode, got.stdout, got.stderr.decode(), fragment)
 
 
+@pytest.mark.parametrize("word", ["--mismatch=0.5,10", "--mismatch=2.7,40",
+                                  "--mismatch=1e308,10"])
+def test_fastz_D_mismatch_count_is_lastz_D_s_int(shared_pairs, word):
+    """lastz_D reads --mismatch's count as a score and keeps it in an int: 0.5 is 0
+    (an exact extension), 2.7 is 2, 1e308 is -2^31 (refused in those words); fastz_D
+    had refused the first and the second."""
+    from parity_cases import run_pair
+    lz, fz = run_pair(["target.fa[1..4000]", "query.fa[1..4000]", word, "--format=general"],
+                      shared_pairs / "dwv_vs_vdv1", double=True)
+    assert fz.returncode == lz.returncode
+    if lz.returncode:
+        assert fz.stderr.decode() == "fastz: " + lz.stderr.decode().removeprefix("FAILURE: ")
+    else:
+        assert fz.stdout == lz.stdout and len(lz.stdout.splitlines()) > 1
+
+
 @pytest.mark.parametrize("query,top", [
     ("query.fa", None),
     # a sequence against itself: LASTZ's identical-sequence shortcut saturates at

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
+
 _SPACE = r"[ \t\n\v\f\r]*"
 
 #: a leading ``%d``: optional space and sign, decimal digits (group 1: the number)
@@ -36,9 +38,22 @@ def float_value(text: str) -> float:
     return float.fromhex(s) if hexadecimal else float(s)
 
 
-def to_u32(x: float) -> int:
-    """C's ``(u32)`` of a double as LASTZ's x86-64 build computes it: through a 64-bit
-    int, so a NaN, an infinity or a value past 2^63 gives 0 and a negative one wraps."""
-    if not math.isfinite(x) or abs(x) >= 2.0**63:
-        return 0
+def to_u32(x) -> int:
+    """C's conversion to a u32 as LASTZ's x86-64 build makes it: an int wraps; a
+    double is truncated through a 64-bit int, so a NaN, an infinity or a value past
+    2^63 gives 0 and a negative one wraps."""
+    if isinstance(x, (float, np.floating)):
+        x = int(x) if math.isfinite(x) and abs(x) < 2.0**63 else 0
     return int(x) & 0xFFFFFFFF
+
+
+def to_int(x: float) -> int:
+    """C's ``(int)`` of a double on x86-64: truncated; a NaN, an infinity or a value
+    past an int gives -2^31 (the processor's "integer indefinite")."""
+    return int(x) if math.isfinite(x) and -2.0**31 < x < 2.0**31 else -2**31
+
+
+def as_int32(v: int) -> int:
+    """A 32-bit value (a u32 LASTZ keeps) as C's signed int reads it."""
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >> 31 else v

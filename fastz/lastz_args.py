@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from .cscan import FLOAT, float_value
+from .cscan import FLOAT, float_value, to_int, to_u32
 from .errors import OptionsError
 from .lastz_words import (  # noqa: F401  (re-exported)
     DEFAULT_FIELDS, EXTRA_FLAGS, EXTRA_OFF, EXTRA_PATTERNS, FIELD_ALIASES, FORMAT_WORDS,
@@ -348,9 +348,7 @@ class _Parser:
                 n_text, length = val.split(",", 1)
                 n = string_to_score(n_text)
                 if isinstance(n, float):
-                    # (lastz_D's score goes into an int: truncated, and past an int's
-                    # range x86's "integer indefinite", -2^31)
-                    n = int(n) if abs(n) < 2**31 else -2**31
+                    n = to_int(n)                   # (lastz_D's score goes into an int)
             else:
                 n, length = int(re.match(r"--([+-]?\d+)", arg).group(1)), val
             self.alt_extender(arg, n, length)
@@ -371,8 +369,7 @@ class _Parser:
         elif arg.startswith(("--allocate:traceback=", "--alloc:traceback=",
                              "--memory:traceback=", "--mem:traceback=", "--traceback=", "m=")):
             # (a u32 in LASTZ: -1 is 4 GiB, which its allocation then refuses)
-            self.set(traceback_bytes=string_to_unitized_int(val, by_thousands=False)
-                     & 0xFFFFFFFF)
+            self.set(traceback_bytes=to_u32(string_to_unitized_int(val, by_thousands=False)))
         elif arg.startswith(("--masking=", "M=")):
             n = string_to_int(val)
             if n < 0:

@@ -258,7 +258,6 @@ class HelpRequested(Exception):
 # --- Small parsers (sscanf look-alikes) --------------------------------------------------
 
 
-
 def lead_int(text: str) -> int | None:
     """``sscanf(text, "%d")``: the leading integer (trailing text ignored), or None."""
     m = INT.match(text)

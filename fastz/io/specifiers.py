@@ -11,12 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cscan import FLOAT, INT, float_value
+from ..cscan import FLOAT, INT, float_value, to_u32
 from ..errors import InputError
 
 #: LASTZ's largest loadable sequence (31-bit positions, minus its overrun margin).
 MAX_SEQUENCE_LEN = (1 << 31) - 11
-_U32 = 1 << 32
 
 #: names accepted by ``format=`` (LASTZ's seqTypeNames, minus the two internal ones).
 FILE_FORMATS = ("fasta", "fastq", "csfasta", "nib", "2bit", "hsx", "qdna")
@@ -71,7 +70,6 @@ class SeqSpec:
 # --- sscanf emulation (the subrange forms are tried with sscanf in LASTZ) ---------------
 
 
-
 def _scan(fmt: list, text: str) -> tuple[list, bool]:
     """Match ``text`` against ``fmt`` (literals and 'u'/'f' conversions) like sscanf.
 
@@ -86,7 +84,7 @@ def _scan(fmt: list, text: str) -> tuple[list, bool]:
                 return values, False
             v = int(m.group(1))             # strtoul: wraps negatives, saturates at 2^64-1
             v = min(v, (1 << 64) - 1) if v >= 0 else v
-            values.append(v % _U32)
+            values.append(to_u32(v))
             pos = m.end()
         elif item == "f":
             m = FLOAT.match(text, pos)
@@ -103,13 +101,6 @@ def _scan(fmt: list, text: str) -> tuple[list, bool]:
 
 def _f32(x) -> np.float32:
     return np.float32(x)
-
-
-def _u32(x) -> int:
-    """C's conversion of a float or an int to a 32-bit unsigned (truncate, wrap)."""
-    if isinstance(x, (float, np.floating)):
-        x = int(x) if np.isfinite(x) else 0
-    return int(x) % _U32
 
 
 # --- the parser -------------------------------------------------------------------
@@ -454,7 +445,7 @@ def _float_size(kind: str, size) -> int:
     scaled = _f32(_f32(size) * _f32(1000))
     if kind.endswith("M"):
         scaled = _f32(scaled * _f32(1000))
-    return _u32(float(_f32(scaled + _f32(1))))
+    return to_u32(float(_f32(scaled + _f32(1))))
 
 
 def _limit_arithmetic(kind, start, end, st, bad_limits):
@@ -464,29 +455,29 @@ def _limit_arithmetic(kind, start, end, st, bad_limits):
     if kind == "zoom":
         if end < start:
             raise bad_limits
-        length = _u32(end + 1 - start)
-        mid = _u32(start + length // 2)
+        length = to_u32(end + 1 - start)
+        mid = to_u32(start + length // 2)
         zoom = _f32(1 + (float(st["zoom"]) / 100.0))
         f_length = _f32(_f32(length) * zoom)
-        length = _u32(float(f_length))
+        length = to_u32(float(f_length))
         half = _f32(f_length / _f32(2))
         if _f32(_f32(mid) - half) <= 1:
             start = 1
         else:
-            start = _u32(1 + _u32(mid - length // 2))
+            start = to_u32(1 + to_u32(mid - length // 2))
         if _f32(_f32(mid) + half) >= _f32(MAX_SEQUENCE_LEN):
             end = MAX_SEQUENCE_LEN
         else:
-            end = _u32(mid + length // 2)
+            end = to_u32(mid + length // 2)
         return start, end
     if "f" in kind:
         end = _float_size(kind, st["size"])
     else:
-        end = _u32(end * _SCALE[kind[-1]])
+        end = to_u32(end * _SCALE[kind[-1]])
     if kind.startswith("len"):
-        return start, _u32(end + start - 1)
-    start = _u32(start - end // 2)             # center^length
-    end = _u32(end + start - 1)
+        return start, to_u32(end + start - 1)
+    start = to_u32(start - end // 2)             # center^length
+    end = to_u32(end + start - 1)
     if start < 1:
         start = 1
     return start, end

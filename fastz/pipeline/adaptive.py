@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import replace
 import numpy as np
 
-from ..cscan import float_value, to_u32
+from ..cscan import as_int32, float_value, to_u32
 from ..kernels import filtering as kfilt
 from ..kernels import segtable as kst
 from ..records import HSP_DOUBLE_DTYPE, HSP_DTYPE, Alignments
@@ -48,7 +48,7 @@ def coverage_limit(top: str, target_len: int) -> int:
     if body.endswith("%"):
         p = float_value(body[:-1]) / 100.0
         return to_u32(p * target_len + 0.5)
-    return int(body) & 0xFFFFFFFF          # (a u32: "top-1" keeps every HSP)
+    return to_u32(int(body))                # (a u32: "top-1" keeps every HSP)
 
 
 def _as_hsps(seg: np.ndarray, state: np.ndarray, double: bool) -> np.ndarray:
@@ -284,6 +284,6 @@ def resolve_thresholds(opts, target):
     for name in ("hspthresh_top", "gappedthresh_top"):
         top = getattr(opts, name)
         if top is not None and top.endswith("%"):
-            count = coverage_limit(top, n)              # (a u32 LASTZ prints as an int)
-            changes[name] = f"top{count - (count >> 31 << 32)}"
+            # (a u32 LASTZ prints as an int)
+            changes[name] = f"top{as_int32(coverage_limit(top, n))}"
     return replace(opts, **changes) if changes else opts

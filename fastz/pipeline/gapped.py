@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 
+from ..cscan import as_int32
 from ..errors import OptionsError
 from ..io.alignview import BITS
 from ..kernels.alnstats import identity_counts_all
@@ -259,7 +260,7 @@ def refuse_short_traceback(st: np.ndarray, ydrop, gap_extend, tb_cells: int,
     if st[ST_ANCHORS] - st[ST_SKIPPED] <= 0:
         return
     tail = ydrop_tail(ydrop, gap_extend, longest_side)
-    if tail > tb_cells - ((tb_cells >> 31) << 32):
+    if tail > as_int32(tb_cells):
         raise OptionsError("not enough space in trace_back array")
 
 

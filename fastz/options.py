@@ -309,37 +309,37 @@ class Options:
                 integral_score(v, what)
         if self.mismatch is not None:
             integral_score(self.mismatch[1], "--mismatch length")
-        # lastz_D's doubles may be infinite, NaN or past any int, which its DP converts
-        # to ints for sizes and bounds (undefined in C; lastz_D fails or prints
-        # nothing); fastz_D's kernels would overrun their buffers: refused
+
+    def _check_score_range(self) -> None:
+        """Scores LASTZ converts to ints it cannot hold: lastz's thresholds and drops
+        derived past 32 bits (from a huge --match, say), converted with undefined
+        results; lastz_D's doubles past an int, or a y-drop over the gap extension past
+        one, which its DP converts to ints for sizes and bounds (it fails or prints
+        nothing; fastz_D's kernels would overrun their buffers).  fastz refuses them."""
         from .scoring import BEST_POSSIBLE
-        for flag, v in (("--hspthresh", self.hspthresh), ("--gappedthresh", self.gappedthresh),
-                        ("--xdrop", self.xdrop), ("--ydrop", self.ydrop),
-                        ("--gap (open)", self.gap_open), ("--gap (extend)", self.gap_extend),
-                        ("--match (reward)", self.match_reward),
-                        ("--match (penalty)", self.match_penalty),
-                        ("--ambiguous (reward)", self.ambiguous_reward),
-                        ("--ambiguous (penalty)", self.ambiguous_penalty),
-                        ("--chain (diagonal)", self.chain_diag),
-                        ("--chain (antidiagonal)", self.chain_anti)):
+        d = self.double_scores
+        values = [("--hspthresh", self.hspthresh), ("--gappedthresh", self.gappedthresh),
+                  ("--xdrop", self.xdrop), ("--ydrop", self.ydrop)]
+        if d:
+            values += [("--gap (open)", self.gap_open), ("--gap (extend)", self.gap_extend),
+                       ("--match (reward)", self.match_reward),
+                       ("--match (penalty)", self.match_penalty),
+                       ("--ambiguous (reward)", self.ambiguous_reward),
+                       ("--ambiguous (penalty)", self.ambiguous_penalty),
+                       ("--chain (diagonal)", self.chain_diag),
+                       ("--chain (antidiagonal)", self.chain_anti)]
+        for flag, v in values:
             if v is not None and not -BEST_POSSIBLE - 1 <= v <= BEST_POSSIBLE:
-                raise OptionsError(f"{flag} is {v:g}, which fastz_D does not take (a finite "
-                                   f"number within +-{BEST_POSSIBLE:,})")
-        if self.ydrop is not None and self.gap_extend and \
+                raise OptionsError(
+                    f"{flag} is {v:g}, which fastz_D does not take (a finite number within "
+                    f"+-{BEST_POSSIBLE:,})" if d else
+                    f"{flag} would be {v}, more than LASTZ's 32-bit scores hold; use "
+                    "smaller scores")
+        if d and self.ydrop is not None and self.gap_extend and \
                 not abs(self.ydrop / self.gap_extend) + 6 <= BEST_POSSIBLE:
             raise OptionsError(f"--ydrop / the gap extension penalty is "
                                f"{self.ydrop / self.gap_extend:g}, which fastz_D does not "
                                f"take (lastz_D's y-drop tail must fit an int)")
-
-    def _check_score_range(self) -> None:
-        """Thresholds and drops LASTZ's 32-bit score type cannot hold (derived from a
-        huge --match, say): lastz converts them with undefined results; fastz refuses."""
-        from .scoring import BEST_POSSIBLE
-        for flag, v in (("--hspthresh", self.hspthresh), ("--gappedthresh", self.gappedthresh),
-                        ("--xdrop", self.xdrop), ("--ydrop", self.ydrop)):
-            if v is not None and not -BEST_POSSIBLE - 1 <= v <= BEST_POSSIBLE:
-                raise OptionsError(f"{flag} would be {v}, more than LASTZ's 32-bit scores "
-                                   "hold; use smaller scores")
 
     def validate(self) -> None:
         """Raise OptionsError (naming the flag) for settings LASTZ rejects.
@@ -359,7 +359,7 @@ class Options:
             raise OptionsError("--mirror can only be used with --self")
         if self.double_scores:
             self._check_whole_scores()
-        elif self.derived:
+        if self.double_scores or self.derived:
             self._check_score_range()
         if self.word < 8:
             raise OptionsError(f"--word doesn't allow so few bits ({self.word})")

@@ -212,9 +212,10 @@ def gapped_extend(target: Sequence, query: Sequence, strand: str, anchors: np.nd
     if stats is not None:
         for name, v in zip(STAT_NAMES, st.tolist()):
             stats[name] = stats.get(name, 0) + v
-    refuse_short_traceback(st, ydrop, scores.gap_extend, tb_cells,
-                           max(int((a2 + 1 - lo2).max(initial=0)),
-                               int((hi2 - a2 - 1).max(initial=0))))
+    # (the sides' lengths count only where the gap extension is 0)
+    longest = 0 if scores.gap_extend else max(int((a2 + 1 - lo2).max(initial=0)),
+                                              int((hi2 - a2 - 1).max(initial=0)))
+    refuse_short_traceback(st, ydrop, scores.gap_extend, tb_cells, longest)
     over = False
     if max_paired > 0:
         order, over, cut = _depth_cut(al, ops, order, max_paired, paired_keep)

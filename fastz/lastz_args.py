@@ -293,13 +293,17 @@ class _Parser:
             self.set(match_reward=1, match_penalty=1)
         elif arg.startswith(("--match=", "U=")):
             r_text, _, p_text = val.partition(",")
-            # (LASTZ keeps the two in ints, also in lastz_D: a fraction is cut off)
-            reward = int(string_to_score(r_text))
+            # (LASTZ keeps the two in ints, also in lastz_D: a fraction is cut off, and
+            # a double past an int becomes -2^31)
+            reward = to_int(string_to_score(r_text))
             if reward <= 0:
                 raise OptionsError(f"{r_text} is not a valid match score")
             penalty = reward
             if "," in val:
                 penalty = int(string_to_score(p_text))
+                if double_scores() and to_int(-penalty) == -2**31:
+                    # (lastz_D takes it as -2^31, then negates that: C leaves it undefined)
+                    raise OptionsError(f'"{p_text}" is out of range for an integer')
                 if penalty <= 0:
                     raise OptionsError(f"{p_text} is not a valid mismatch penalty")
             self.set(match_reward=reward, match_penalty=penalty)

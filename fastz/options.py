@@ -633,6 +633,17 @@ def query_depth(extra: dict) -> tuple[float, bool, bool] | None:
     return max(0.0, string_to_unitized_double(val, True)), warn, keep
 
 
+def paired_base_limit(depth: float, length: int) -> int:
+    """LASTZ's paired-bases limit for one query strand of ``length`` bases: ceil(depth *
+    length), where LASTZ holds the depth in a C float and multiplies in float (so the
+    product rounds to 24 bits: ``--querydepth=0.03175`` on 4,000 bases is 128, and past
+    16 Mb the length itself rounds).  0, or a product past 64 bits, is no limit (0)."""
+    import numpy as np
+    with np.errstate(over="ignore"):
+        product = float(np.float32(depth) * np.float32(length))
+    return math.ceil(product) if 0.0 < product < 2.0 ** 64 else 0
+
+
 def text_expand(extra: dict) -> int:
     """``--expand=<n>``: bases of context the text formats add at each end (0: none)."""
     if "expand" not in extra:

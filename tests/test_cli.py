@@ -222,6 +222,9 @@ def test_queryhsplimit_with_twins_as_lastz(limit):
     ["--querydepth=keep:0.15", "--allgappedbounds"],
     ["--querydepth=keep:0.1", "[multiple]"], ["--querydepth=0.03", "[multiple]"],
     ["--querydepth=keep:0.1", "-"],
+    # (LASTZ's depth is a C float, times the length in float: 0.125169 x 22,929 bases
+    # is 2,870.000001, whose ceil is 2,871 in doubles and 2,870 in floats, as lastz says)
+    ["--querydepth=0.125169"], ["--querydepth=keep:0.251690"],
 ], ids=" ".join)
 def test_querydepth_output_and_warnings_as_lastz(words):
     """--querydepth: a query strand whose accepted alignments pair more than depth x its
@@ -237,6 +240,31 @@ def test_querydepth_output_and_warnings_as_lastz(words):
     # the option changed lastz's output (else the case would test nothing)
     full = subprocess.run([LASTZ, *args[:3]], capture_output=True, timeout=300)
     assert drop_version(full.stdout) != drop_version(lz.stdout) or "discard:0.5" in words[0]
+
+
+def test_querydepth_past_16_mb_rounds_the_length_as_lastz(tmp_path):
+    """LASTZ multiplies its float depth by the query's length in float, so past 2^24
+    bases the length itself rounds: 0.0001 x 20,000,001 bases is 2,000 paired bases in
+    lastz's warning, where doubles would make it 2,001."""
+    pig = "".join((DATA / "pseudopig.fa").read_text().split(">")[1].splitlines()[1:])
+    query = tmp_path / "big.fa"
+    query.write_text(">big\n" + "N" * (20_000_001 - len(pig)) + pig + "\n")
+    lz, fz = lastz_and_fastz([str(DATA / "pseudocat.fa"), str(query), "--format=general",
+                              "--querydepth=0.0001"])
+    assert fz.stderr == lz.stderr and b"more than 2,000 paired bases" in lz.stderr
+
+
+def test_paired_base_limit_edges():
+    """The limit is 0 (none) where LASTZ's float product is 0, infinite or past 64 bits;
+    a depth below a float's range is 0 there (lastz: 1e-45 warns, 1e-46 does not)."""
+    from fastz.options import paired_base_limit
+
+    assert paired_base_limit(0.125169, 22_929) == 2_870
+    assert paired_base_limit(1e-45, 4_000) == 1
+    assert paired_base_limit(1e-46, 4_000) == 0
+    assert paired_base_limit(0.0, 4_000) == 0
+    for depth in (float("inf"), float("nan"), 1e39, 1e30):
+        assert paired_base_limit(depth, 4_000) == 0
 
 
 def test_querydepth_same_with_workers_and_the_gpu_path(monkeypatch):

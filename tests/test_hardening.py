@@ -380,6 +380,10 @@ def test_nan_score_is_refused(work, word):
     (["--hspthresh=inf"], "is not a score fastz_D takes"),        # (a traceback)
     (["--hspthresh=1e308"], "--hspthresh is 1e+308, which fastz_D does not take"),
     (["--ydrop=2e9", "--gap=400,1e-300"], "--ydrop / the gap extension penalty is"),
+    # (lastz_D keeps --match's penalty in an int: past one it is -2^31, which lastz_D
+    # then negates, undefined in C; fastz_D had said "not a valid mismatch penalty")
+    (["--match=5,-2147483648", "--gap=600,30"], '"-2147483648" is out of range'),
+    (["--match=5,3000000000"], '"3000000000" is out of range'),
 ])
 def test_fastz_D_refuses_scores_its_kernels_cannot_hold(shared_pairs, words, fragment):
     """lastz_D takes any double, and infinities, NaNs, subnormals and values past an
@@ -389,6 +393,17 @@ def test_fastz_D_refuses_scores_its_kernels_cannot_hold(shared_pairs, words, fra
     got = run_program("fastz_D", ["target.fa[1..4000]", "query.fa[1..4000]", *words],
                       shared_pairs / "dwv_vs_vdv1")
     assert_one_line_error(got.returncode, got.stdout, got.stderr.decode(), fragment)
+
+
+@pytest.mark.parametrize("word", ["--match=3000000000", "--match=1e10,2", "--match=0.5"])
+def test_fastz_D_match_reward_is_lastz_D_s_int(shared_pairs, word):
+    """lastz_D keeps --match's reward in an int: a double past an int is -2^31, so not a
+    valid match score, in lastz_D's words (fastz_D had refused it as out of its range)."""
+    from parity_cases import run_pair
+    lz, fz = run_pair(["target.fa[1..4000]", "query.fa[1..4000]", word],
+                      shared_pairs / "dwv_vs_vdv1", double=True)
+    assert lz.returncode and fz.returncode
+    assert fz.stderr.decode() == "fastz: " + lz.stderr.decode().splitlines()[-1] + "\n"
 
 
 @pytest.mark.parametrize("word", ["--mismatch=0.5,10", "--mismatch=2.7,40",

@@ -22,8 +22,8 @@ from typing import Iterator
 
 from ..errors import FastzError, OptionsError
 from ..lastz_words import EXTRA_FLAGS
-from ..options import (Options, immediate_limit, query_depth, query_hsp_best,
-                       query_hsp_limit)
+from ..options import (Options, immediate_limit, paired_base_limit, query_depth,
+                       query_hsp_best, query_hsp_limit)
 from ..records import Alignments, Sequence, StrandResult, concat_buffers, strand_length
 
 
@@ -383,9 +383,7 @@ class Aligner:
                                            self.scores.sub)
             gth = o.gappedthresh if gappedthresh is None else gappedthresh
             depth = self.depth
-            # (an infinite depth is no limit, as 0 is)
-            paired = depth[0] * strand_length(query.chars) if depth else 0.0
-            max_paired = math.ceil(paired) if math.isfinite(paired) else 0
+            max_paired = paired_base_limit(depth[0], strand_length(query.chars)) if depth else 0
             alns, trunc, over = st.gapped.gapped_extend(
                 self.target, query, strand, anchors, self.scores, o.ydrop, gth, trim=o.ytrim,
                 notrivial=o.notrivial, allgappedbounds=o.allgappedbounds,

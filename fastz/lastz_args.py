@@ -24,7 +24,7 @@ from .lastz_words import (  # noqa: F401  (re-exported)
     check_format, float32, lead_int, parse_general_fields, pct, pct_range,
     score_thresh, version_tuple)
 from .options import (PLUS_FORM, SEED_12OF19, SEED_14OF22, Options, normalize_seed,
-                      seed_display)
+                      seed_display, seed_refusal)
 from .scoring import (double_scores, score_plain, string_to_int, string_to_score,
                       string_to_unitized_int)
 
@@ -563,11 +563,7 @@ class _Parser:
         e, g = self.extra, given
         if "targetcapsule" in e:
             if self.seed_string is not None:
-                arg = self.seed_arg
-                hint = (" (use --transition or --notransition instead)"
-                        if arg.startswith("T=") else "")
-                raise OptionsError("can't set word size or seed pattern with --targetcapsule "
-                                   f"({arg}){hint}")
+                raise OptionsError(seed_refusal("--targetcapsule", self.seed_arg))
             # (as LASTZ: --step when given, the others when not their default; a
             # percentage --maxwordcount, which lastz ignores here, is refused too)
             v = self.v
@@ -723,6 +719,7 @@ class _Parser:
         if self.seed_string is not None:
             v["seed"] = normalize_seed(self.seed_string)
             self.given.add("seed")
+            self.extra["seed_arg"] = self.seed_arg      # (named in LASTZ's refusals)
             v["seed_name"] = seed_display(v["seed"], v.get("word", 28))
         words_given = frozenset(self.given)        # (before a match seed's transition)
         if self.have_with_trans:

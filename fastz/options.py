@@ -417,7 +417,7 @@ class Options:
             if g("xdrop"):
                 raise OptionsError("--segments can't be used with --xdrop")
             if g("seed"):
-                raise OptionsError("can't set word size or seed pattern with --segments")
+                raise OptionsError(seed_refusal("--segments", (self.extra or {}).get("seed_arg")))
         if g("xdrop") and self.xdrop is not None and self.xdrop <= 0:
             raise OptionsError(f"{self.xdrop} is not a legitimate x-drop threshold")
         if g("ydrop") and self.ydrop is not None and self.ydrop <= 0:
@@ -558,6 +558,7 @@ _LASTZ_FORMAT_NAMES = {
     "mapping": "general", "segments": "general", "rdotplot": "(null)",
     "rdotplot+score": "(null)", "none": "(null)", "paf": "ztext", "paf:minimap2": "ztext",
     "paf:wfmash": "text", "text": "comp", "ztext": "diffs", "differences": "infstats",
+    "comp": "diffs-", "deseed": "lav+infscores",
 }
 
 
@@ -767,6 +768,14 @@ def seed_display(seed: str, word: int = 28) -> str:
                                        "0" if (resolve >> (2 * i)) & 3 == 0 else "?"
                                        for i in range(groups - 1, -1, -1))
     return ",".join(shown) + suffix
+
+
+def seed_refusal(flag: str, arg: str | None) -> str:
+    """LASTZ's refusal of a seed word (``arg``) beside ``flag``, which brings its own."""
+    if arg is None:
+        return f"can't set word size or seed pattern with {flag}"
+    hint = " (use --transition or --notransition instead)" if arg.startswith("T=") else ""
+    return f"can't set word size or seed pattern with {flag} ({arg}){hint}"
 
 
 def _effective_transition(seed: str, transition: int, transition_given: bool) -> int:

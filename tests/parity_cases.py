@@ -198,6 +198,20 @@ NOGAPPED = [
     _pair("mlc_testdata_pair", "--nogapped", "--format=general", issue=2),
     _pair("mlc_testdata_pair", "--nogapped", "--seed=14of22", "--format=maf", issue=2),
     _pair("mlc_testdata_pair", "--nogapped", "--step=2", "--format=segments", issue=2),
+    # LASTZ's debugging formats for gap-free matches (buffer positions, so a [multiple]
+    # target's and a subrange's are not the records' own; the seed's discovery share)
+    Case("lastz-hits-comp-W8-T0-nogfextend", "lastz",
+         (CAT, PIG, "W=8", "T=0", "--nogfextend", "--nogapped", "--format=comp", "--step=3"),
+         issue=2),
+    _pair("mlc_testdata_pair", "--nogapped", "--step=5", "--format=comp", issue=2),
+    _pair("mers_ref_vs_46isolates", "--nogapped", "--step=11", "--transition=2",
+          "--format=comp", issue=2),
+    _pair("hpylori_26695_vs_J99_Eslice", "--nogapped", "--seed=14of22", "--step=9",
+          "--format=comp", issue=2),
+    _pair("dwv_vs_vdv1", "--nogapped", "--seed=111111111111111111", "--word=20", "--step=4",
+          "--format=comp", issue=2),
+    _pair("human_vs_mouse_cgp", "--nogapped", "--strand=minus", "--format=deseed", issue=2),
+    _pair("dengue1_vs_dengue2", "--nogapped", "--step=6", "--format=deseed", issue=2),
     _pair("mlc_testdata_pair", "--nogapped", "--noentropy", "--strand=plus",
           "--format=general", issue=2),
 ]

@@ -296,7 +296,7 @@ def test_parse_format_fields_separately():
 @pytest.mark.parametrize("spec,msg", [("bogus", "can't understand"), ("general:", "empty keys"),
                                       ("general:name1,nope", "unrecognized field"),
                                       ("general:diffabcdef,diffghijkl", "duplicate field"),
-                                      ("comp", "not supported")])
+                                      ("istats", "not supported")])
 def test_parse_format_errors(spec, msg):
     with pytest.raises(OptionsError, match=msg):
         parse_format(spec)

@@ -135,6 +135,8 @@ def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatS
         "ztext": FormatSpec("text", "ztext", comments="plain"),
         "zerotext": FormatSpec("text", "ztext", comments="plain"),
         "none": FormatSpec("none"),
+        "comp": FormatSpec("comp"),
+        "deseed": FormatSpec("deseed"),
         "identity": FormatSpec("identity"),
         "gfa": FormatSpec("gfa"),
         "gfanoscore": FormatSpec("gfa", "noscore"),
@@ -154,8 +156,7 @@ def parse_format(spec: str, fields: tuple[str, ...] | list[str] = ()) -> FormatS
             if not rest:
                 raise OptionsError(f"empty keys string for --format={prefix}")
             return FormatSpec("genpaf", variant, keys=parse_keys(rest), degapify=degap)
-    if low in ("comp", "istats", "infstats", "deseed") \
-            or low.startswith(("istats(", "infstats(")):
+    if low in ("istats", "infstats") or low.startswith(("istats(", "infstats(")):
         raise OptionsError(f"--format={spec} is not supported by fastz")
     raise OptionsError(f"can't understand \"--format={spec}\"")
 
@@ -255,7 +256,7 @@ class Writer:
         if fam in ("maf", "sam", "cigar"):
             sys.stderr.write(f"WARNING.  Output is not properly {fam.upper()} format\n")
         prefix = "#" if fam in ("axt", "maf", "sam", "cigar", "genpaf", "gfa",
-                                "identity") else ""
+                                "identity", "comp", "deseed") else ""
         dest = (sys.stderr if where == "stderr"
                 else self.out if self.opts.output is None else sys.stdout)
         if fam == "lav":
@@ -423,6 +424,7 @@ def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filenam
     from .gfa import GfaWriter
     from .iddist import IdentityWriter
     from .lav import LavWriter
+    from .matchdump import CompWriter, DeseedWriter
     from .samcigar import CigarWriter, SamWriter
     from .textformats import AxtWriter, DiffsWriter, MafWriter, TextWriter
 
@@ -433,7 +435,7 @@ def make_writer(opts: Options, scores: ScoreSet, target: Sequence, query_filenam
     cls = {"lav": LavWriter, "axt": AxtWriter, "maf": MafWriter, "sam": SamWriter,
            "cigar": CigarWriter, "genpaf": GeneralWriter, "text": TextWriter,
            "diffs": DiffsWriter, "none": NoneWriter, "gfa": GfaWriter,
-           "identity": IdentityWriter}[spec.family]
+           "identity": IdentityWriter, "comp": CompWriter, "deseed": DeseedWriter}[spec.family]
     writer = cls(opts, scores, target, query_filename, out, spec)
     writer.side = dotplot_writer(opts, scores, target, query_filename)
     return writer

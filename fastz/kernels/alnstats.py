@@ -82,3 +82,84 @@ def binned_substitutions(pos1, pos2, length, t, q, bits, subs, coverage):
         b = (2 * m * IDENTITY_BINS + d) // (2 * d)
         subs[b] += counts
         coverage[b] += d
+
+
+@njit(cache=True, nogil=True)
+def seed_discoveries(t, q, beg1, beg2, length, seed_len, care_off, care_bits, with_trans,
+                     step, bits, folded):
+    """LASTZ's ``discovery_probability`` numerator for a gap-free segment of ``length``
+    from target ``t[beg1]`` and query ``q[beg2]``: how many of the ``step`` phases hold
+    a seed word that hits (the seed's care positions ``care_off``/``care_bits`` as in
+    ``pipeline.seeding.SeedSpec``; or up to ``with_trans`` transitions at its '1's,
+    none of them a transversion, looking only at the last 16 bases).  Walked as LASTZ walks it: a byte that ``bits`` maps to
+    -1 restarts the word, and one in the target does so without stepping the query
+    (``folded``: ``step`` bytes of scratch)."""
+    for i in range(step):
+        folded[i] = 0
+    a = beg1
+    b = beg2
+    stop = beg1 + length
+    found = 0
+    au = 0
+    bu = 0
+    mask = (1 << 62) - 1                  # (a seed is at most 31 bases: 62 bits)
+    empty = True
+    while True:
+        if empty:
+            # the first seed_len - 1 columns of a word
+            n = 1
+            restart = False
+            while n < seed_len and a < stop:
+                aa = bits[t[a]]
+                a += 1
+                if aa < 0:
+                    restart = True
+                    break
+                bb = bits[q[b]]
+                b += 1
+                if bb < 0:
+                    restart = True
+                    break
+                au = ((au << 2) | aa) & mask
+                bu = ((bu << 2) | bb) & mask
+                n += 1
+            if restart:
+                continue
+            empty = False
+        if a >= stop:
+            break
+        aa = bits[t[a]]
+        a += 1
+        if aa < 0:
+            empty = True
+            continue
+        bb = bits[q[b]]
+        b += 1
+        if bb < 0:
+            empty = True
+            continue
+        au = ((au << 2) | aa) & mask
+        bu = ((bu << 2) | bb) & mask
+        same = True
+        transversion = False
+        transitions = 0
+        for k in range(care_off.shape[0]):
+            diff = ((au ^ bu) >> (2 * care_off[k])) & 3
+            if care_bits[k] == 2:
+                if diff != 0:
+                    same = False
+                # (LASTZ keeps the transition test's bits in a u32: a '1' 16 or more
+                # bases from the word's end is not looked at there)
+                if care_off[k] < 16:
+                    if diff & 1:
+                        transversion = True
+                    elif diff & 2:
+                        transitions += 1
+            elif diff & 1:
+                same = False
+        if same or (with_trans != 0 and not transversion and transitions <= with_trans):
+            phase = (a - (beg1 + seed_len)) % step
+            if folded[phase] == 0:
+                folded[phase] = 1
+                found += 1
+    return found

@@ -8,7 +8,9 @@ packed keys, the bucketed index or numba:
   transition at the rightmost ``1`` first, ...; target end descending);
 * ``reference_find_hsps``: the hit processors with a dict as the diagonal hash;
 * ``reference_entropy``, ``reference_double_score``, ``reference_peak``,
-  ``reference_anchors``.
+  ``reference_anchors``;
+* ``reference_discoveries``: LASTZ's discovery count of a gap-free segment
+  (``--format=comp``).
 """
 from __future__ import annotations
 
@@ -91,6 +93,43 @@ def reference_hits(target, query, pattern, trans=1, step=1, word=28):
             for e1 in sorted(found.get(g, ()), reverse=True):
                 hits.append((e1, e2))
     return hits
+
+
+def reference_discoveries(t, q, pos1, pos2, length, pattern, trans=1, step=1, word=28):
+    """How many of the ``step`` phases of a gap-free segment hold a seed word that hits
+    (LASTZ ``discovery_probability``): the columns walked in order, a non-ACGT byte
+    starting the word afresh (one in the target before the query's byte is read); a
+    word hits when its '1's and its 'T's agree (a 'T' by purine/pyrimidine), or, with
+    transitions allowed, when no '1' holds a transversion and at most ``trans`` hold a
+    transition among its last 16 columns (the rest then unchecked, as in LASTZ)."""
+    length_, ones, ts, resolved = _parse(pattern, word)
+    code = {c: i for i, c in enumerate(b"ACGT")}
+    code.update({c + 32: i for c, i in list(code.items())})
+    a, b, stop = pos1, pos2, pos1 + length
+    wa, wb = [], []
+    phases = set()
+    while a < stop:
+        ca = code.get(t[a])
+        a += 1
+        if ca is None:
+            wa, wb = [], []
+            continue
+        cb = code.get(q[b])
+        b += 1
+        if cb is None:
+            wa, wb = [], []
+            continue
+        wa, wb = (wa + [ca])[-length_:], (wb + [cb])[-length_:]
+        if len(wa) < length_:
+            continue
+        same = all(wa[i] == wb[i] for i in ones) and \
+            all(wa[i] & 1 == wb[i] & 1 for i in ts + resolved)
+        # (the '1's in the last 16 columns: LASTZ holds this test's bits in 32)
+        flips = [i for i in ones if wa[i] != wb[i] and length_ - 1 - i < 16]
+        transversion = any(wa[i] & 1 != wb[i] & 1 for i in flips)
+        if same or (trans and not transversion and len(flips) <= trans):
+            phases.add((a - pos1 - length_) % step)
+    return len(phases)
 
 
 def reference_entropy(t, q, pos1, pos2, length):

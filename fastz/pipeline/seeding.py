@@ -177,6 +177,10 @@ def build_index(target_chars: np.ndarray, seed: str | SeedSpec, step: int = 1,
     if step < 1:
         raise OptionsError(f"step can't be {step}")
     spec = seed if isinstance(seed, SeedSpec) else parse_seed(seed, word)
+    if spec.weight > 28:
+        # (a --word above 28 passes LASTZ's option check, then fails here)
+        raise OptionsError(f"new_position_table can't support >28 seed bits "
+                           f"({spec.weight} requested)")
     chars = np.ascontiguousarray(target_chars, dtype=np.uint8)
     low_bits = _low_bits_for(spec.weight, -(-chars.shape[0] // step))
     dir_, pos, low = kseed.build_index_arrays(chars, spec.length, step, spec.care_off,

@@ -123,7 +123,7 @@ FORMATS = ["lav", "lav+", "axt", "axt+", "maf", "maf+", "maf-", "general", "gene
            "rdotplot+score", "general:nmismatch,ngap,cgap,diagonal,cigar,score,blastid",
            "general:name1,start1,length1,name2,start2+,length2,align1,align2", "maf+",
            "lav+", "general:name1,zstart1,qalign1,name2,strand2,zstart2,end2,qalign2",
-           "identity"]
+           "identity", "comp", "deseed"]
 #: formats that print a FASTQ query's qualities (--fastq trials draw them more often)
 QUALS_FORMATS = ["sam", "softsam", "sam-",
                  "general:name2,strand2,zstart2+,end2+,qalign2,quals2,cigar,score",

@@ -300,15 +300,13 @@ class Options:
     # --- validation ---------------------------------------------------------------------
 
     def _check_whole_scores(self) -> None:
-        """fastz_D: lengths and the interpolation threshold must be whole numbers (scores,
-        penalties, thresholds, drops and chain penalties may have fractions)."""
+        """fastz_D: the interpolation threshold must be a whole number (scores, penalties,
+        thresholds, drops and chain penalties may have fractions; so may --exact's and
+        --mismatch's lengths, which lastz_D's seed extensions truncate, as the kernels
+        do)."""
         from .scoring import integral_score
-        for name, what in (("inner", "--inner"), ("exact", "--exact length")):
-            v = getattr(self, name)
-            if v is not None:
-                integral_score(v, what)
-        if self.mismatch is not None:
-            integral_score(self.mismatch[1], "--mismatch length")
+        if self.inner is not None:
+            integral_score(self.inner, "--inner")
 
     def _check_score_range(self) -> None:
         """Scores LASTZ converts to ints it cannot hold: lastz's thresholds and drops

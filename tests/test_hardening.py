@@ -395,6 +395,21 @@ def test_fastz_D_refuses_scores_its_kernels_cannot_hold(shared_pairs, words, fra
     assert_one_line_error(got.returncode, got.stdout, got.stderr.decode(), fragment)
 
 
+@pytest.mark.parametrize("words", [["--exact=20.7"], ["--exact=30.2", "--nogapped"],
+                                   ["--mismatch=0.5,0.5"], ["--mismatch=2,20.5", "--nogapped"],
+                                   ["--3mismatch=25.9"]], ids=" ".join)
+def test_fastz_D_fractional_extension_lengths_as_lastz_D(shared_pairs, words):
+    """lastz_D keeps --exact's and --mismatch's lengths as scores and its seed
+    extensions compare lengths with them made unsigned (truncated): fastz_D, which had
+    refused a fraction, keeps the same HSPs (its kernels take the threshold rounded
+    down)."""
+    from parity_cases import run_pair
+    lz, fz = run_pair(["target.fa", "query.fa", *words, "--format=general"],
+                      shared_pairs / "dwv_vs_vdv1", double=True)
+    assert lz.returncode == fz.returncode == 0, fz.stderr
+    assert fz.stdout == lz.stdout and len(lz.stdout.splitlines()) > 1
+
+
 @pytest.mark.parametrize("word", ["--match=3000000000", "--match=1e10,2", "--match=0.5"])
 def test_fastz_D_match_reward_is_lastz_D_s_int(shared_pairs, word):
     """lastz_D keeps --match's reward in an int: a double past an int is -2^31, so not a

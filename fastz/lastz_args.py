@@ -108,8 +108,8 @@ class _Parser:
             raw = arg.encode("utf-8", "surrogateescape")
             if raw.startswith(_NB_HYPHENS):             # two non-breaking hyphens -> "--"
                 arg = "--" + raw[len(_NB_HYPHENS):].decode("utf-8", "surrogateescape")
-            fastz_own = self.fastz_option(arg)
-            if fastz_own:
+            # (--nostats is lastz's too, so its run's arguments name it)
+            if self.fastz_option(arg) and arg != "--nostats":
                 continue
             if top:
                 self.args.append(arg)
@@ -117,7 +117,8 @@ class _Parser:
                 self.args.pop()
 
     def fastz_option(self, arg: str) -> bool:
-        """fastz's own options; never recorded in ``args`` (output stays LASTZ's)."""
+        """fastz's own options; never recorded in ``args`` (output stays LASTZ's), but
+        for ``--nostats``, which lastz takes as well."""
         if arg.startswith("--workers="):
             self.set(workers=string_to_int(arg[10:]))
         elif arg.startswith("--backend="):
@@ -283,6 +284,8 @@ class _Parser:
             else:
                 v["gapped"] = False
             self.set(chain=chain)
+        elif arg == "--nostats":
+            pass                          # (lastz's statistics; fastz's, fastz_option set)
         elif arg == "--allgappedbounds":
             self.set(allgappedbounds=True)
         # -- scoring --

@@ -8,6 +8,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import drop_version
@@ -286,6 +287,20 @@ def test_target_query_and_args_string():
     assert opts.args == "--strand=plus K=4000 --output=o.txt --scores=s.txt "
     assert opts.workers == 4 and opts.backend == "cpu"
     assert parse_lastz_argv(["t.fa"]).query is None and parse_lastz_argv(["t.fa"]).args == ""
+
+
+def test_nostats_is_lastz_s_word_too(tmp_path):
+    """--nostats turns fastz's --stats off and, being lastz's word as well, stays in the
+    arguments the output echoes (fastz had dropped it: a different lav header)."""
+    opts = parse_lastz_argv(["t.fa", "q.fa", "--stats=s.txt", "--nostats", "--step=2"])
+    assert opts.stats is None and opts.args == "--nostats --step=2 "
+    words = ["pseudocat.fa", "pseudopig.fa", "--nostats"]
+    data = Path(__file__).resolve().parents[1] / "data"
+    lz = subprocess.run([shutil.which("lastz") or "lastz", *words], cwd=data, capture_output=True, timeout=120)
+    fz = subprocess.run([sys.executable, "-m", "fastz", *words], cwd=data,
+                        capture_output=True, timeout=300, env=fastz_env())
+    assert lz.returncode == fz.returncode == 0 and b"--nostats" in lz.stdout
+    assert drop_version(fz.stdout) == drop_version(lz.stdout)
 
 
 def test_unicode_hyphens_and_actions():

@@ -299,14 +299,6 @@ class Options:
 
     # --- validation ---------------------------------------------------------------------
 
-    def _check_whole_scores(self) -> None:
-        """fastz_D: the interpolation threshold must be a whole number (scores, penalties,
-        thresholds, drops and chain penalties may have fractions; so may --exact's and
-        --mismatch's lengths, which lastz_D's seed extensions truncate, as the kernels
-        do)."""
-        from .scoring import integral_score
-        if self.inner is not None:
-            integral_score(self.inner, "--inner")
 
     def _check_score_range(self) -> None:
         """Scores LASTZ converts to ints it cannot hold: lastz's thresholds and drops
@@ -355,8 +347,6 @@ class Options:
                 raise OptionsError("--segments can't be used with --self")
         elif self.mirror:
             raise OptionsError("--mirror can only be used with --self")
-        if self.double_scores:
-            self._check_whole_scores()
         if self.double_scores or self.derived:
             self._check_score_range()
         if self.word < 8:

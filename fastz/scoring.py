@@ -403,16 +403,6 @@ def derived_score(x: float, double: bool):
     return whole_if_integral(x) if double else math.ceil(x)
 
 
-def integral_score(v, what: str) -> int:
-    """``v`` where only a whole number will do (substitution scores and gap penalties
-    go into integer DP kernels): fastz_D refuses a fractional one in one line."""
-    v = whole_if_integral(v)
-    if isinstance(v, float):
-        raise OptionsError(f"fractional {what} ({v:g}) is not yet supported by fastz_D; "
-                           "give whole numbers")
-    return v
-
-
 # --- Scores files ---------------------------------------------------------------------
 
 class ScoresFile(NamedTuple):

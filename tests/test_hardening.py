@@ -410,6 +410,21 @@ def test_fastz_D_fractional_extension_lengths_as_lastz_D(shared_pairs, words):
     assert fz.stdout == lz.stdout and len(lz.stdout.splitlines()) > 1
 
 
+@pytest.mark.parametrize("words", [["--inner=1500.25"], ["--inner=999.9", "--chain"]],
+                         ids=" ".join)
+def test_fastz_D_fractional_inner_threshold_as_lastz_D(shared_pairs, words):
+    """lastz_D's --inner is a score: the interpolation's HSP and gapped thresholds take
+    its fraction (fastz_D had refused it)."""
+    from parity_cases import run_pair
+    base = ["target.fa", "query.fa", *words, "--format=general"]
+    lz, fz = run_pair(base, shared_pairs / "hpylori_26695_vs_J99_Eslice", double=True)
+    assert lz.returncode == fz.returncode == 0, fz.stderr
+    plain, _ = run_pair(["target.fa", "query.fa", "--format=general"],
+                        shared_pairs / "hpylori_26695_vs_J99_Eslice", double=True)
+    # (the interpolation found alignments the plain run does not have)
+    assert fz.stdout == lz.stdout and len(lz.stdout) > len(plain.stdout)
+
+
 @pytest.mark.parametrize("word", ["--match=3000000000", "--match=1e10,2", "--match=0.5"])
 def test_fastz_D_match_reward_is_lastz_D_s_int(shared_pairs, word):
     """lastz_D keeps --match's reward in an int: a double past an int is -2^31, so not a

@@ -64,7 +64,7 @@ class _Tweener:
         sub2 = Sequence(chars=q, name="", header="", filename="")
         index = build_index(t, self.seed, 1)
         hsps = find_hsps(index, t, q, None, 0, sc.masked, o.xdrop, o.inner, False,
-                         gfextend=True, gapped=True)
+                         gfextend=True, gapped=True, double=o.double_scores)
         hsps = chain_segments(hsps, o.chain_diag or 0, o.chain_anti or 0, sc.aa,
                               double=o.double_scores)
         if hsps.shape[0] == 0:

@@ -296,7 +296,8 @@ def test_nostats_is_lastz_s_word_too(tmp_path):
     assert opts.stats is None and opts.args == "--nostats --step=2 "
     words = ["pseudocat.fa", "pseudopig.fa", "--nostats"]
     data = Path(__file__).resolve().parents[1] / "data"
-    lz = subprocess.run([shutil.which("lastz") or "lastz", *words], cwd=data, capture_output=True, timeout=120)
+    lz = subprocess.run([shutil.which("lastz") or "lastz", *words], cwd=data,
+                        capture_output=True, timeout=120)
     fz = subprocess.run([sys.executable, "-m", "fastz", *words], cwd=data,
                         capture_output=True, timeout=300, env=fastz_env())
     assert lz.returncode == fz.returncode == 0 and b"--nostats" in lz.stdout

@@ -91,9 +91,9 @@ def seed_discoveries(t, q, beg1, beg2, length, seed_len, care_off, care_bits, wi
     from target ``t[beg1]`` and query ``q[beg2]``: how many of the ``step`` phases hold
     a seed word that hits (the seed's care positions ``care_off``/``care_bits`` as in
     ``pipeline.seeding.SeedSpec``; or up to ``with_trans`` transitions at its '1's,
-    none of them a transversion, looking only at the last 16 bases).  Walked as LASTZ walks it: a byte that ``bits`` maps to
-    -1 restarts the word, and one in the target does so without stepping the query
-    (``folded``: ``step`` bytes of scratch)."""
+    none of them a transversion, looking only at the last 16 bases).  Walked as LASTZ
+    walks it: a byte that ``bits`` maps to -1 restarts the word, and one in the target
+    does so without stepping the query (``folded``: ``step`` bytes of scratch)."""
     for i in range(step):
         folded[i] = 0
     a = beg1

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,12 +41,21 @@ def main() -> int:
     ap.add_argument("--pair", default="mito_human_orang")
     ap.add_argument("--base", default="target.fa[1..6000] query.fa[1..6000]")
     a = ap.parse_args()
-    cwd = PAIRS / a.pair
     words = option_words(Path(a.lastz_c).read_text(errors="replace"))
+    with tempfile.TemporaryDirectory() as tmp:
+        # (a copy of the pair: words such as --writecapsule=10 write files where they run)
+        for name in ("target.fa", "query.fa"):
+            shutil.copy(PAIRS / a.pair / name, tmp)
+        differ = survey(words, a.base.split(), Path(tmp))
+    print(f"# {differ} of {len(words)} words differ")
+    return 0
+
+
+def survey(words: list[str], base: list[str], cwd: Path) -> int:
     differ = 0
     for word in words:
         arg = word + "10" if word.endswith(("=", ":")) else word
-        argv = [*a.base.split(), arg]
+        argv = [*base, arg]
         lz = subprocess.run(["lastz", *argv], cwd=cwd, capture_output=True, timeout=120)
         fz = subprocess.run([sys.executable, "-m", "fastz", *argv], cwd=cwd,
                             capture_output=True, timeout=300)
@@ -55,9 +66,9 @@ def main() -> int:
         else:
             continue
         differ += 1
-        print(f"{arg}\t{what}\tlastz: {last_line(lz.stderr)}\tfastz: {last_line(fz.stderr)}")
-    print(f"# {differ} of {len(words)} words differ")
-    return 0
+        print(f"{arg}\t{what}\tlastz: {last_line(lz.stderr)}\tfastz: {last_line(fz.stderr)}",
+              flush=True)
+    return differ
 
 
 if __name__ == "__main__":

@@ -299,7 +299,6 @@ class Options:
 
     # --- validation ---------------------------------------------------------------------
 
-
     def _check_score_range(self) -> None:
         """Scores LASTZ converts to ints it cannot hold: lastz's thresholds and drops
         derived past 32 bits (from a huge --match, say), converted with undefined

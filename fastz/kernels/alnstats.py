@@ -103,43 +103,23 @@ def seed_discoveries(t, q, beg1, beg2, length, seed_len, care_off, care_bits, wi
     au = 0
     bu = 0
     mask = (1 << 62) - 1                  # (a seed is at most 31 bases: 62 bits)
-    empty = True
-    while True:
-        if empty:
-            # the first seed_len - 1 columns of a word
-            n = 1
-            restart = False
-            while n < seed_len and a < stop:
-                aa = bits[t[a]]
-                a += 1
-                if aa < 0:
-                    restart = True
-                    break
-                bb = bits[q[b]]
-                b += 1
-                if bb < 0:
-                    restart = True
-                    break
-                au = ((au << 2) | aa) & mask
-                bu = ((bu << 2) | bb) & mask
-                n += 1
-            if restart:
-                continue
-            empty = False
-        if a >= stop:
-            break
+    n = 0                                 # columns of the current word so far
+    while a < stop:
         aa = bits[t[a]]
         a += 1
         if aa < 0:
-            empty = True
+            n = 0
             continue
         bb = bits[q[b]]
         b += 1
         if bb < 0:
-            empty = True
+            n = 0
             continue
         au = ((au << 2) | aa) & mask
         bu = ((bu << 2) | bb) & mask
+        n += 1
+        if n < seed_len:
+            continue
         same = True
         transversion = False
         transitions = 0

@@ -17,6 +17,9 @@ from ..kernels import seeding as kseed
 from ..options import MAX_SEED_BIT_WEIGHT as MAX_BIT_WEIGHT
 from ..options import SEED_12OF19, SEED_14OF22, seed_weights
 
+#: most key bits LASTZ's position table takes (``new_position_table``)
+POSITION_TABLE_BITS = 28
+
 #: Named seeds LASTZ knows (``--seed=12of19`` etc.).
 NAMED_SEEDS = {"12of19": SEED_12OF19, "14of22": SEED_14OF22}
 
@@ -177,10 +180,10 @@ def build_index(target_chars: np.ndarray, seed: str | SeedSpec, step: int = 1,
     if step < 1:
         raise OptionsError(f"step can't be {step}")
     spec = seed if isinstance(seed, SeedSpec) else parse_seed(seed, word)
-    if spec.weight > 28:
+    if spec.weight > POSITION_TABLE_BITS:
         # (a --word above 28 passes LASTZ's option check, then fails here)
-        raise OptionsError(f"new_position_table can't support >28 seed bits "
-                           f"({spec.weight} requested)")
+        raise OptionsError(f"new_position_table can't support >{POSITION_TABLE_BITS} seed "
+                           f"bits ({spec.weight} requested)")
     chars = np.ascontiguousarray(target_chars, dtype=np.uint8)
     low_bits = _low_bits_for(spec.weight, -(-chars.shape[0] // step))
     dir_, pos, low = kseed.build_index_arrays(chars, spec.length, step, spec.care_off,
